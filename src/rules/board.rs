@@ -476,6 +476,19 @@ impl Board {
             .any(|p| self.get(p).is_some() && self.liberties(p) == 0)
     }
 
+    /// Removes every string that has no liberty (after an illegal setup) and
+    /// returns how many stones went. Captured counts are not changed.
+    pub fn remove_dead_strings(&mut self) -> usize {
+        let dead: Vec<Point> = self
+            .points()
+            .filter(|&p| self.get(p).is_some() && self.liberties(p) == 0)
+            .collect();
+        for &p in &dead {
+            self.set(p, None);
+        }
+        dead.len()
+    }
+
     /// Places a stone without resolving captures (setup only).
     fn put_raw(&mut self, p: Point, c: Color) {
         let pi = p.index();

@@ -214,7 +214,7 @@ impl Position {
         match self.rules.ko {
             KoRule::Simple => false,
             KoRule::Positional => self.history.iter().any(|&(g, _)| g == h),
-            KoRule::Situational => self.history.iter().any(|&e| e == (h, next)),
+            KoRule::Situational => self.history.contains(&(h, next)),
         }
     }
 
