@@ -31,7 +31,10 @@ fn playouts(c: &mut Criterion) {
     let mut group = c.benchmark_group("random_playout");
     for size in [9usize, 19] {
         let moves = run(size);
-        assert!(moves > PLAYOUTS * (size * size) as u64 / 2, "playouts too short");
+        assert!(
+            moves > PLAYOUTS * (size * size) as u64 / 2,
+            "playouts too short"
+        );
         group.throughput(Throughput::Elements(moves));
         group.bench_function(format!("{size}x{size}"), |b| {
             b.iter(|| assert_eq!(run(black_box(size)), moves))
