@@ -1,0 +1,78 @@
+//! The evaluator interface: a batch of positions in, a batch of policy,
+//! value, score and ownership estimates out.
+//!
+//! The neural net, the batcher and the cache all implement [`Evaluator`];
+//! the engine and the search know only this trait. [`fake`] holds
+//! deterministic evaluators for tests and for play before a net exists.
+//!
+//! Conventions: every estimate is from the view of the player to move in
+//! [`EvalInput::position`]; the policy is dense (`p.dense(size)` for a
+//! point, `size * size` for the pass).
+
+pub mod fake;
+
+use crate::rules::{Color, Move, Position};
+
+/// How many recent moves an [`EvalInput`] carries at most.
+pub const RECENT_MOVES: usize = 8;
+
+/// One position to evaluate.
+#[derive(Clone, Debug)]
+pub struct EvalInput {
+    pub position: Position,
+    /// The moves that led here, newest last, at most [`RECENT_MOVES`].
+    pub recent: Vec<(Color, Move)>,
+}
+
+impl EvalInput {
+    /// An input without move history.
+    pub fn new(position: Position) -> EvalInput {
+        EvalInput {
+            position,
+            recent: Vec::new(),
+        }
+    }
+}
+
+/// The evaluation of one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalOutput {
+    /// `size * size + 1` probabilities, pass last, indexed by
+    /// [`policy_index`]; sums to 1 over the legal moves.
+    pub policy: Vec<f32>,
+    /// Win, loss and no-result probabilities for the player to move.
+    pub value: [f32; 3],
+    /// Expected score lead in points for the player to move.
+    pub score_lead: f32,
+    /// `size * size` entries in [-1, 1]: +1 means the player to move owns
+    /// the point. `None` when the evaluator does not estimate ownership.
+    pub ownership: Option<Vec<f32>>,
+}
+
+/// A batch evaluator. Implementations are thread-safe; `evaluate` blocks
+/// until the whole batch is done.
+pub trait Evaluator: Send + Sync {
+    /// Evaluates `batch` (at most [`Evaluator::max_batch`] inputs) and
+    /// returns one output per input, in order.
+    fn evaluate(&self, batch: &[EvalInput]) -> Vec<EvalOutput>;
+    /// The largest batch `evaluate` accepts.
+    fn max_batch(&self) -> usize;
+    /// A short name for logs and `version` output.
+    fn name(&self) -> String;
+}
+
+/// Index of `mv` in a dense policy vector for a board of `size`.
+#[inline]
+pub fn policy_index(mv: Move, size: usize) -> usize {
+    match mv {
+        Move::Place(p) => p.dense(size),
+        Move::Pass => size * size,
+    }
+}
+
+/// Evaluates any number of inputs by splitting them into batches of at
+/// most `eval.max_batch()`.
+pub fn evaluate_all(eval: &dyn Evaluator, inputs: &[EvalInput]) -> Vec<EvalOutput> {
+    let n = eval.max_batch().max(1);
+    inputs.chunks(n).flat_map(|c| eval.evaluate(c)).collect()
+}

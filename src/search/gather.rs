@@ -1,0 +1,284 @@
+//! One search thread's work: gather leaves under virtual loss, evaluate
+//! them through the shared [`Batcher`], expand and back up.
+//!
+//! A *round* takes the tree lock, walks down the tree up to
+//! `leaves_per_round` times (each walk marks its path in flight), releases
+//! the lock, replays the leaves' positions, scores finished games exactly,
+//! sends the rest to the batcher in one request, and takes the lock again
+//! to attach edges and back up. Terminal nodes already scored, and repeat
+//! visits in a full tree, are backed up during the walk itself. A walk that
+//! meets a leaf another walk is already evaluating (a collision) is undone
+//! and ends the gathering for this round.
+//!
+//! [`work`] loops rounds until the stop flag, the deadline or the visit
+//! budget ends the search (checked between rounds: a round already sent to
+//! the evaluator finishes first, so a deadline can be overrun by one batch).
+//! A thread that only collides sleeps briefly and retries; the batcher's
+//! timeout keeps the thread it waits on from stalling. It blocks; any number of threads may run it on
+//! the same [`Ctx`].
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+use super::backup::{backup, legal_edges, terminal_result, undo_virtual_loss, Utility};
+use super::batcher::Batcher;
+use super::select::{select_edge, Puct};
+use super::tree::{State, Tree, NONE};
+use crate::eval::{EvalInput, RECENT_MOVES};
+use crate::rules::{Color, Move, Position};
+
+/// What every search thread shares during one `run`.
+pub(crate) struct Ctx<'a> {
+    pub tree: Mutex<Tree>,
+    pub batcher: Batcher<'a>,
+    pub puct: Puct,
+    pub utility: Utility,
+    pub root: &'a Position,
+    pub recent: &'a [(Color, Move)],
+    pub leaves_per_round: usize,
+    pub stop: &'a AtomicBool,
+    pub deadline: Option<Instant>,
+    /// Stop when the root has this many visits (in flight included).
+    pub max_visits: Option<u64>,
+    /// Stop after this many visits started by this run.
+    pub max_playouts: Option<u64>,
+    /// Visits started by this run (changed under the tree lock only).
+    pub started: AtomicU64,
+}
+
+/// An exact game result: win − loss, margin, ownership (player to move).
+type Terminal = (f32, f32, Vec<f32>);
+
+/// A leaf that needs work outside the lock.
+struct Leaf {
+    node: u32,
+    path: Vec<Move>,
+    terminal: bool,
+}
+
+enum Descent {
+    Leaf(Leaf),
+    /// A visit completed during the walk (terminal node, full tree).
+    Done,
+    Collision,
+}
+
+/// What a round achieved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Round {
+    /// Some visits were made.
+    Progress,
+    /// Nothing could be gathered now (collisions); try again shortly.
+    Idle,
+    /// The budget is spent.
+    Finished,
+}
+
+impl Ctx<'_> {
+    pub fn lock(&self) -> MutexGuard<'_, Tree> {
+        self.tree.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether the stop flag or the deadline ends the search.
+    pub fn halted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    fn budget_left(&self, tree: &Tree) -> bool {
+        let r = tree.root();
+        if let Some(v) = self.max_visits {
+            if (r.visits + r.in_flight) as u64 >= v {
+                return false;
+            }
+        }
+        if let Some(p) = self.max_playouts {
+            if self.started.load(Ordering::Relaxed) >= p {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Runs rounds until the search ends, calling `between` after each round
+/// (the reporting hook; runs on this thread). Leaves the batcher at the
+/// end. Blocks.
+pub(crate) fn work(ctx: &Ctx, mut between: impl FnMut()) {
+    loop {
+        if ctx.halted() {
+            break;
+        }
+        match round(ctx) {
+            Round::Finished => break,
+            Round::Idle => std::thread::sleep(std::time::Duration::from_micros(20)),
+            Round::Progress => {}
+        }
+        between();
+    }
+    ctx.batcher.leave();
+}
+
+/// One round; see the module docs. `force_one` makes the round gather at
+/// least one leaf even when the budget is spent (the root's first visit).
+pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
+    let mut leaves: Vec<Leaf> = Vec::new();
+    let mut done = 0usize;
+    {
+        let mut tree = ctx.lock();
+        for _ in 0..ctx.leaves_per_round.max(1) {
+            if !(ctx.budget_left(&tree) || force_one && leaves.is_empty() && done == 0) {
+                break;
+            }
+            match descend(&mut tree, ctx) {
+                Descent::Leaf(l) => {
+                    ctx.started.fetch_add(1, Ordering::Relaxed);
+                    leaves.push(l);
+                }
+                Descent::Done => {
+                    ctx.started.fetch_add(1, Ordering::Relaxed);
+                    done += 1;
+                }
+                Descent::Collision => break,
+            }
+        }
+        if leaves.is_empty() && done == 0 {
+            return if ctx.budget_left(&tree) {
+                Round::Idle
+            } else {
+                Round::Finished
+            };
+        }
+    }
+    if leaves.is_empty() {
+        return Round::Progress;
+    }
+
+    // Replay positions, score terminal leaves, evaluate the rest.
+    let root_color = ctx.root.to_move();
+    let mut inputs: Vec<EvalInput> = Vec::new();
+    let mut eval_nodes: Vec<u32> = Vec::new();
+    let mut terminal: Vec<(u32, Terminal, bool)> = Vec::new();
+    for leaf in leaves {
+        let mut pos = ctx.root.clone();
+        let mut recent = ctx.recent.to_vec();
+        for &mv in &leaf.path {
+            recent.push((pos.to_move(), mv));
+            pos.play_unchecked(mv);
+        }
+        let flip = pos.to_move() != root_color;
+        if leaf.terminal {
+            terminal.push((leaf.node, terminal_result(&pos), flip));
+        } else {
+            let skip = recent.len().saturating_sub(RECENT_MOVES);
+            recent.drain(..skip);
+            inputs.push(EvalInput {
+                position: pos,
+                recent,
+            });
+            eval_nodes.push(leaf.node);
+        }
+    }
+    let (inputs, outputs) = ctx.batcher.evaluate(inputs);
+    let edges: Vec<_> = inputs
+        .iter()
+        .zip(&outputs)
+        .map(|(i, o)| legal_edges(&i.position, &o.policy))
+        .collect();
+
+    let mut tree = ctx.lock();
+    for (node, (wl, score, own), flip) in terminal {
+        let n = &mut tree.nodes[node as usize];
+        n.state = State::Terminal;
+        n.own_wl = wl;
+        n.own_score = score;
+        backup(&mut tree, node, wl, score, Some((&own, flip)), &ctx.utility);
+    }
+    for (((node, input), out), edges) in
+        eval_nodes.into_iter().zip(&inputs).zip(&outputs).zip(edges)
+    {
+        let wl = out.value[0] - out.value[1];
+        let wl = if wl.is_finite() {
+            wl.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
+        let score = if out.score_lead.is_finite() {
+            out.score_lead
+        } else {
+            0.0
+        };
+        tree.attach(node, &edges);
+        let n = &mut tree.nodes[node as usize];
+        n.own_wl = wl;
+        n.own_score = score;
+        let flip = input.position.to_move() != root_color;
+        let own = out.ownership.as_deref().map(|o| (o, flip));
+        backup(&mut tree, node, wl, score, own, &ctx.utility);
+    }
+    Round::Progress
+}
+
+fn round(ctx: &Ctx) -> Round {
+    round_with(ctx, false)
+}
+
+/// Walks from the root to a leaf, marking the path in flight.
+fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
+    let mut node = 0u32;
+    let mut path: Vec<Move> = Vec::new();
+    loop {
+        let n = &tree.nodes[node as usize];
+        let (state, in_flight, parent, passes) = (n.state, n.in_flight, n.parent, n.passes);
+        let (own_wl, own_score) = (n.own_wl, n.own_score);
+        match state {
+            State::Pending => {
+                if in_flight > 0 {
+                    if parent != NONE {
+                        undo_virtual_loss(tree, parent);
+                    }
+                    return Descent::Collision;
+                }
+                // The unevaluated root.
+                tree.nodes[node as usize].in_flight += 1;
+                return Descent::Leaf(Leaf {
+                    node,
+                    path,
+                    terminal: passes >= 2,
+                });
+            }
+            State::Terminal => {
+                tree.nodes[node as usize].in_flight += 1;
+                backup(tree, node, own_wl, own_score, None, &ctx.utility);
+                return Descent::Done;
+            }
+            State::Expanded => {
+                tree.nodes[node as usize].in_flight += 1;
+                let allow_new = !tree.is_full();
+                let Some(e) = select_edge(tree, node, &ctx.puct, allow_new) else {
+                    // Full tree and no child yet: visit this node again.
+                    backup(tree, node, own_wl, own_score, None, &ctx.utility);
+                    return Descent::Done;
+                };
+                let edge = tree.edges[e];
+                path.push(edge.mv);
+                if edge.child != NONE {
+                    node = edge.child;
+                    continue;
+                }
+                let Some(child) = tree.add_child(node, e) else {
+                    backup(tree, node, own_wl, own_score, None, &ctx.utility);
+                    return Descent::Done;
+                };
+                let c = &mut tree.nodes[child as usize];
+                c.in_flight = 1;
+                let terminal = c.passes >= 2;
+                return Descent::Leaf(Leaf {
+                    node: child,
+                    path,
+                    terminal,
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,505 @@
+//! Batched PUCT search over the rules core, driven by any [`Evaluator`].
+//!
+//! # Contract
+//! - [`Search::set_position`] sets the position to search (non-blocking,
+//!   O(kept subtree)). When the new position follows from the previous
+//!   root by moves already in the tree, the subtree of those moves is kept
+//!   (tree reuse); otherwise the tree starts afresh.
+//! - [`Search::run`] blocks the caller until a [`Limits`] bound is reached,
+//!   the deadline passes, or the `stop` flag is set (from any thread);
+//!   then it returns a [`SearchResult`]. It always evaluates the root at
+//!   least once, so it has a move even when stopped at once. With no
+//!   limits it runs until `stop` (pondering, infinite analysis). The
+//!   `progress` callback runs on the caller's thread every `report_every`.
+//! - `config.threads` search threads (the caller's thread is one of them)
+//!   gather leaves under virtual loss into one batching evaluator
+//!   (`batcher.rs` docs); the tree sits behind one mutex (`tree.rs` docs).
+//! - With one thread and a fixed seed, everything (visits, values, the
+//!   chosen move, noise, temperature) is deterministic.
+//! - Nothing here panics on bad evaluator output: missing or non-finite
+//!   numbers are treated as "no knowledge".
+//!
+//! # Values
+//! Win − loss comes from `EvalOutput::value` (view of the player to move),
+//! flipped at every ply. PUCT maximises a utility: win − loss plus a small
+//! score term, `score_utility * 2/π * atan(lead / (20 * size / 19))`. Two
+//! consecutive passes end the game in the tree: the area score (stones in
+//! the opponent's pass-alive territory dead) gives the exact value.
+//!
+//! # Final move
+//! Most visits, unless the LCB check prefers a well-visited move with a
+//! higher lower confidence bound ([`analysis`]); with `temperature > 0`
+//! during the first `temperature_moves` moves, a move sampled in proportion
+//! to visits^(1/T) (self-play). The resignation threshold is off by
+//! default: tournaments should leave it off; the engine decides what to do
+//! with [`SearchResult::resign`].
+
+pub mod analysis;
+mod backup;
+mod batcher;
+mod gather;
+mod noise;
+pub mod passing;
+mod select;
+pub mod testing;
+pub mod time;
+mod tree;
+
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+pub use analysis::{AnalysisSnapshot, MoveInfo};
+
+use crate::eval::Evaluator;
+use crate::rules::{Color, Move, Position, Ruleset};
+use analysis::Ranking;
+use backup::Utility;
+use batcher::Batcher;
+use gather::{round_with, work, Ctx};
+use select::Puct;
+use tree::Tree;
+
+/// Search settings. `Default` gives tournament settings (no noise, no
+/// temperature, no resignation, LCB check on).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// Search threads, the caller's included (at least 1).
+    pub threads: usize,
+    /// Target evaluator batch size (clamped to the evaluator's max batch).
+    pub batch_size: usize,
+    /// Longest a leaf waits for its batch to fill.
+    pub batch_timeout: Duration,
+    /// cPUCT schedule: `c = init + log * ln((N + base) / base)`.
+    pub c_puct_init: f32,
+    pub c_puct_log: f32,
+    pub c_puct_base: f32,
+    /// First-play urgency reduction (utility units, scaled by the square
+    /// root of the visited prior mass), inside the tree and at the root.
+    pub fpu_reduction: f32,
+    pub root_fpu_reduction: f32,
+    /// Losses counted per in-flight visit.
+    pub virtual_loss: f32,
+    /// Weight of the score lead in the utility (0: winrate only).
+    pub score_utility: f32,
+    /// Tree node cap (see the `tree` module docs for memory).
+    pub max_nodes: usize,
+    /// Root Dirichlet noise (self-play).
+    pub noise: bool,
+    /// Dirichlet alpha for 19×19; scaled by 361 / number of root moves.
+    pub noise_alpha: f32,
+    pub noise_fraction: f32,
+    /// Temperature for the final move choice (0: off).
+    pub temperature: f32,
+    /// Temperature applies while fewer moves than this were played.
+    pub temperature_moves: u32,
+    pub seed: u64,
+    /// Lower-confidence-bound check of the final move.
+    pub lcb_check: bool,
+    /// Standard errors below the mean for the LCB.
+    pub lcb_z: f32,
+    /// A move needs this fraction of the top move's visits to be chosen
+    /// by the LCB check.
+    pub lcb_min_fraction: f32,
+    /// Resign when the chosen move's winrate is below this (`None`: never).
+    pub resign_threshold: Option<f32>,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            threads: 1,
+            batch_size: 8,
+            batch_timeout: Duration::from_millis(2),
+            c_puct_init: 1.0,
+            c_puct_log: 0.45,
+            c_puct_base: 500.0,
+            fpu_reduction: 0.2,
+            root_fpu_reduction: 0.1,
+            virtual_loss: 1.0,
+            score_utility: 0.1,
+            max_nodes: 1_000_000,
+            noise: false,
+            noise_alpha: 0.03,
+            noise_fraction: 0.25,
+            temperature: 0.0,
+            temperature_moves: 0,
+            seed: 0,
+            lcb_check: true,
+            lcb_z: 2.0,
+            lcb_min_fraction: 0.1,
+            resign_threshold: None,
+        }
+    }
+}
+
+/// When a run stops (the first bound reached). All `None`: only the stop
+/// flag ends it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Root visits, kept ones from tree reuse included.
+    pub visits: Option<u64>,
+    /// Visits made by this run.
+    pub playouts: Option<u64>,
+    pub time: Option<Duration>,
+}
+
+impl Limits {
+    pub fn visits(n: u64) -> Limits {
+        Limits {
+            visits: Some(n),
+            ..Limits::default()
+        }
+    }
+
+    pub fn playouts(n: u64) -> Limits {
+        Limits {
+            playouts: Some(n),
+            ..Limits::default()
+        }
+    }
+
+    pub fn time(t: Duration) -> Limits {
+        Limits {
+            time: Some(t),
+            ..Limits::default()
+        }
+    }
+
+    /// No bound: run until the stop flag (pondering, analysis).
+    pub fn unlimited() -> Limits {
+        Limits::default()
+    }
+}
+
+/// The outcome of a run. Values are from the view of the root's player to
+/// move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play.
+    pub best: Move,
+    /// Root visits.
+    pub visits: u64,
+    /// Visits this run made.
+    pub playouts: u64,
+    pub winrate: f32,
+    pub score_lead: f32,
+    /// Visited root moves, by rank (`moves[0]` is the LCB/visits choice).
+    pub moves: Vec<MoveInfo>,
+    /// Average ownership of this run, +1: owned by the player to move.
+    pub ownership: Option<Vec<f32>>,
+    /// The resignation threshold says resign.
+    pub resign: bool,
+    pub elapsed: Duration,
+    /// Evaluator calls and the mean batch size this run.
+    pub batches: u64,
+    pub avg_batch: f32,
+    /// The node cap was reached.
+    pub tree_full: bool,
+}
+
+/// A search: the evaluator, the settings, the position and the tree.
+/// `Search` is `Send`; its methods take `&mut self` and are not meant to be
+/// called concurrently (use the `stop` flag to interrupt a run).
+pub struct Search {
+    evaluator: Arc<dyn Evaluator>,
+    config: SearchConfig,
+    tree: Tree,
+    root: Position,
+    recent: Vec<(Color, Move)>,
+    rng: StdRng,
+    root_noised: bool,
+}
+
+impl Search {
+    /// A search on the empty 19×19 board under Chinese rules; call
+    /// [`Search::set_position`] next.
+    pub fn new(evaluator: Arc<dyn Evaluator>, config: SearchConfig) -> Search {
+        let root = Position::new(19, Ruleset::chinese()).unwrap_or_else(|_| {
+            Position::from_board(
+                crate::rules::Board::new(19),
+                Color::Black,
+                Ruleset::chinese(),
+            )
+        });
+        Search {
+            evaluator,
+            tree: Tree::new(0, config.max_nodes),
+            rng: StdRng::seed_from_u64(config.seed),
+            config,
+            root,
+            recent: Vec::new(),
+            root_noised: false,
+        }
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Changes the settings; the tree is kept (the node cap applies from
+    /// the next node on). A new seed restarts the generator.
+    pub fn set_config(&mut self, config: SearchConfig) {
+        if config.seed != self.config.seed {
+            self.rng = StdRng::seed_from_u64(config.seed);
+        }
+        self.tree.max_nodes = config.max_nodes.max(1);
+        self.config = config;
+    }
+
+    /// The root position.
+    pub fn position(&self) -> &Position {
+        &self.root
+    }
+
+    /// Sets the position to search, keeping the subtree of the moves played
+    /// since the previous root when possible. `recent` lists the moves that
+    /// led here, newest last (what the evaluator sees; it also tells which
+    /// moves were played since the last root). Returns whether the tree was
+    /// reused.
+    pub fn set_position(&mut self, position: Position, recent: Vec<(Color, Move)>) -> bool {
+        let kept = self.reusable(&position, &recent);
+        self.tree = match kept {
+            Some(0) => std::mem::replace(&mut self.tree, Tree::new(0, 1)),
+            Some(node) => self.tree.extract(node),
+            None => Tree::new(root_passes(&position), self.config.max_nodes),
+        };
+        self.tree.max_nodes = self.config.max_nodes.max(1);
+        if kept != Some(0) {
+            self.root_noised = false;
+            self.tree.own_sum.clear();
+            self.tree.own_n = 0;
+        }
+        self.root = position;
+        self.recent = recent;
+        kept.is_some()
+    }
+
+    /// Forgets the tree (the position stays).
+    pub fn clear_tree(&mut self) {
+        self.tree = Tree::new(root_passes(&self.root), self.config.max_nodes);
+        self.root_noised = false;
+    }
+
+    /// The node of the current tree that `position` corresponds to, if the
+    /// moves from the current root to it are all in the tree.
+    fn reusable(&self, position: &Position, recent: &[(Color, Move)]) -> Option<u32> {
+        let old = &self.root;
+        if old.rules() != position.rules() || !self.tree.root_ready() {
+            return None;
+        }
+        let (h_old, h_new) = (old.history(), position.history());
+        if h_new.len() < h_old.len() || h_new[..h_old.len()] != *h_old {
+            return None;
+        }
+        let k = h_new.len() - h_old.len();
+        if k > recent.len() {
+            return None;
+        }
+        let mut pos = old.clone();
+        let mut node = 0u32;
+        for &(c, mv) in &recent[recent.len() - k..] {
+            if c != pos.to_move() || pos.play(c, mv).is_err() {
+                return None;
+            }
+            node = self.tree.child_by_move(node, mv)?;
+            if self.tree.nodes[node as usize].state == tree::State::Pending {
+                return None;
+            }
+        }
+        let same = pos.history() == h_new
+            && pos.board() == position.board()
+            && pos.to_move() == position.to_move()
+            && root_passes(&pos) == root_passes(position);
+        same.then_some(node)
+    }
+
+    /// Root visits in the current tree.
+    pub fn root_visits(&self) -> u64 {
+        self.tree.root().visits as u64
+    }
+
+    /// Visits of the root's child reached by `mv` (0 if none).
+    pub fn child_visits(&self, mv: Move) -> u64 {
+        self.tree
+            .child_by_move(0, mv)
+            .map_or(0, |c| self.tree.nodes[c as usize].visits as u64)
+    }
+
+    /// Nodes in the tree.
+    pub fn node_count(&self) -> usize {
+        self.tree.nodes.len()
+    }
+
+    /// The current analysis without searching.
+    pub fn snapshot(&self) -> AnalysisSnapshot {
+        analysis::snapshot(&self.tree, &self.ranking(), Duration::ZERO)
+    }
+
+    fn ranking(&self) -> Ranking {
+        Ranking {
+            lcb_check: self.config.lcb_check,
+            lcb_z: self.config.lcb_z as f64,
+            lcb_min_fraction: self.config.lcb_min_fraction as f64,
+        }
+    }
+
+    /// Searches until `stop`, `limits` or neither (pondering: runs until
+    /// `stop`). Blocks; see the module docs.
+    pub fn run(
+        &mut self,
+        limits: &Limits,
+        stop: &AtomicBool,
+        mut progress: Option<&mut dyn FnMut(&AnalysisSnapshot)>,
+        report_every: Duration,
+    ) -> SearchResult {
+        let start = Instant::now();
+        let cfg = self.config.clone();
+        let threads = cfg.threads.max(1);
+        let batch = cfg.batch_size.clamp(1, self.evaluator.max_batch().max(1));
+        let size = self.root.size();
+        let tree = std::mem::replace(&mut self.tree, Tree::new(0, 1));
+        let ctx = Ctx {
+            tree: Mutex::new(tree),
+            batcher: Batcher::new(&*self.evaluator, batch, cfg.batch_timeout, 1),
+            puct: Puct {
+                c_init: cfg.c_puct_init as f64,
+                c_log: cfg.c_puct_log as f64,
+                c_base: (cfg.c_puct_base as f64).max(1.0),
+                fpu_reduction: cfg.fpu_reduction as f64,
+                root_fpu_reduction: cfg.root_fpu_reduction as f64,
+                virtual_loss: cfg.virtual_loss as f64,
+            },
+            utility: Utility {
+                weight: cfg.score_utility as f64,
+                scale: 20.0 * size as f64 / 19.0,
+            },
+            root: &self.root,
+            recent: &self.recent,
+            leaves_per_round: batch.div_ceil(threads),
+            stop,
+            deadline: limits.time.map(|t| start + t),
+            max_visits: limits.visits,
+            max_playouts: limits.playouts,
+            started: AtomicU64::new(0),
+        };
+
+        // The root's first visit, alone, so noise goes in before anyone
+        // selects from it.
+        if !ctx.lock().root_ready() {
+            round_with(&ctx, true);
+        }
+        if cfg.noise && !self.root_noised {
+            let mut tree = ctx.lock();
+            add_root_noise(&mut tree, &cfg, &mut self.rng);
+            self.root_noised = true;
+        }
+
+        ctx.batcher.set_active(threads);
+        let ranking = self.ranking();
+        let mut next_report = start + report_every;
+        let mut report = || {
+            if let Some(cb) = progress.as_mut() {
+                let now = Instant::now();
+                if now >= next_report {
+                    let snap = analysis::snapshot(&ctx.lock(), &ranking, now - start);
+                    cb(&snap);
+                    next_report = now + report_every;
+                }
+            }
+        };
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                s.spawn(|| work(&ctx, || {}));
+            }
+            work(&ctx, &mut report);
+        });
+
+        let (batches, evaluated) = ctx.batcher.stats();
+        let playouts = ctx.started.into_inner();
+        self.tree = ctx.tree.into_inner().unwrap_or_else(|e| e.into_inner());
+        let snap = analysis::snapshot(&self.tree, &ranking, start.elapsed());
+        let best = self.choose(&snap);
+        let best_wr = snap
+            .moves
+            .iter()
+            .find(|m| m.mv == best)
+            .map_or(snap.winrate, |m| m.winrate);
+        SearchResult {
+            best,
+            visits: snap.visits,
+            playouts,
+            winrate: snap.winrate,
+            score_lead: snap.score_lead,
+            resign: cfg.resign_threshold.is_some_and(|t| best_wr < t),
+            moves: snap.moves,
+            ownership: snap.ownership,
+            elapsed: start.elapsed(),
+            batches,
+            avg_batch: if batches > 0 {
+                evaluated as f32 / batches as f32
+            } else {
+                0.0
+            },
+            tree_full: self.tree.is_full(),
+        }
+    }
+
+    /// Pondering: searches until `stop` is set (on the opponent's time).
+    /// The tree is kept for the next [`Search::set_position`].
+    pub fn ponder(&mut self, stop: &AtomicBool) -> SearchResult {
+        self.run(&Limits::unlimited(), stop, None, Duration::from_secs(3600))
+    }
+
+    /// The final move: ranking, or temperature sampling early in self-play.
+    fn choose(&mut self, snap: &AnalysisSnapshot) -> Move {
+        let Some(first) = snap.moves.first() else {
+            // No child visited: the highest prior.
+            return self.tree.edges_of(0).first().map_or(Move::Pass, |e| e.mv);
+        };
+        let played = self.root.history().len().saturating_sub(1) as u32;
+        let t = self.config.temperature as f64;
+        if t > 0.0 && played < self.config.temperature_moves {
+            let top = snap.moves.iter().map(|m| m.visits).max().unwrap_or(1) as f64;
+            let w: Vec<f64> = snap
+                .moves
+                .iter()
+                .map(|m| (m.visits as f64 / top).powf(1.0 / t))
+                .collect();
+            let total: f64 = w.iter().sum();
+            let mut x = self.rng.random::<f64>() * total;
+            for (m, w) in snap.moves.iter().zip(&w) {
+                if x < *w {
+                    return m.mv;
+                }
+                x -= w;
+            }
+        }
+        first.mv
+    }
+}
+
+/// Consecutive passes as the tree counts them at the root (a finished
+/// game being continued counts as one pass).
+fn root_passes(pos: &Position) -> u8 {
+    pos.passes().min(1) as u8
+}
+
+/// Mixes Dirichlet noise into the root priors and re-sorts the root edges.
+fn add_root_noise(tree: &mut Tree, cfg: &SearchConfig, rng: &mut StdRng) {
+    let range = tree.edge_range(0);
+    if range.is_empty() {
+        return;
+    }
+    let alpha = cfg.noise_alpha as f64 * 361.0 / range.len() as f64;
+    let mut priors: Vec<f32> = tree.edges[range.clone()].iter().map(|e| e.prior).collect();
+    noise::mix_dirichlet(&mut priors, alpha, cfg.noise_fraction as f64, rng);
+    let edges = &mut tree.edges[range];
+    for (e, p) in edges.iter_mut().zip(priors) {
+        e.prior = p;
+    }
+    edges.sort_by(|a, b| b.prior.total_cmp(&a.prior));
+}

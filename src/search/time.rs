@@ -1,0 +1,192 @@
+//! Time management: how long to think about one move.
+//!
+//! The caller keeps the clock (see `crate::game::clock` for the GTP side)
+//! and passes plain numbers: the time left in the current phase and, in
+//! overtime, the periods (byo-yomi) or stones (Canadian) left, exactly as
+//! GTP `time_left` reports them. [`budget`] spreads the time over the
+//! expected number of our remaining moves; [`hard_limit`] is the most a move
+//! may take without losing on time; [`scale`] applies a multiplier (for
+//! example [`uncertainty_factor`]: more when the search is unsure, less
+//! when one move dominates or after the opponent passed) and never exceeds
+//! the hard limit. Every function is pure and cheap.
+
+use std::time::Duration;
+
+/// A time system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// No clock.
+    None,
+    /// Sudden death: `main` for the whole game.
+    Absolute { main: Duration },
+    /// Japanese byo-yomi: after `main`, `periods` periods of `period`; a
+    /// move that ends inside a period keeps it.
+    ByoYomi {
+        main: Duration,
+        period: Duration,
+        periods: u32,
+    },
+    /// Canadian: after `main`, `stones` moves in every `period`.
+    Canadian {
+        main: Duration,
+        period: Duration,
+        stones: u32,
+    },
+    /// Fischer: `main`, plus `increment` after each move.
+    Fischer { main: Duration, increment: Duration },
+}
+
+/// Budget multiplier bounds for [`scale`].
+pub const MAX_STRETCH: f64 = 3.0;
+
+/// Time a move costs outside the search (protocol, tree reuse, the GUI),
+/// reserved for every expected remaining move in main time.
+pub const MOVE_OVERHEAD: Duration = Duration::from_millis(10);
+
+/// Our expected remaining moves (not plies) at ply `move_number` on a
+/// board of `size`: a game lasts about 0.75 × area + 20 plies, and we
+/// always assume at least 0.15 × area + 10 more plies, so the budget
+/// shrinks geometrically in long games instead of running out.
+pub fn expected_moves_left(move_number: u32, size: usize) -> f64 {
+    let area = (size * size) as f64;
+    let total = 0.75 * area + 20.0;
+    let floor = 0.15 * area + 10.0;
+    ((total - move_number as f64).max(floor) / 2.0).max(1.0)
+}
+
+/// The normal thinking time for this move.
+///
+/// `remaining`: time left in the current phase (main time, or the current
+/// overtime period). `periods`: 0 in main time; in overtime the byo-yomi
+/// periods left, or the Canadian stones left to play in this period.
+/// `lag`: network and GUI delay to keep in reserve; [`MOVE_OVERHEAD`] is
+/// also kept for each expected move. Never more than [`hard_limit`].
+pub fn budget(
+    tc: &TimeControl,
+    remaining: Duration,
+    periods: u32,
+    move_number: u32,
+    size: usize,
+    lag: Duration,
+) -> Duration {
+    let moves = expected_moves_left(move_number, size);
+    let hard = hard_limit(tc, remaining, periods, lag);
+    let secs = |d: Duration| d.as_secs_f64();
+    // Overhead is reserved for a long game (2.5 × area + 40 plies), not
+    // just the expected one: it is paid whatever the budget.
+    let long = (2.5 * (size * size) as f64 + 40.0 - move_number as f64) / 2.0;
+    let reserve = lag.as_secs_f64() + moves.max(long) * MOVE_OVERHEAD.as_secs_f64();
+    let main_share = (secs(remaining) - reserve).max(0.0) / moves;
+    let b = match *tc {
+        TimeControl::None => return Duration::MAX,
+        TimeControl::Absolute { .. } => main_share,
+        TimeControl::Fischer { increment, .. } => main_share + 0.8 * secs(increment),
+        TimeControl::ByoYomi { period, .. } => {
+            if periods == 0 {
+                main_share + 0.5 * secs(period.saturating_sub(lag))
+            } else {
+                0.9 * secs(remaining.saturating_sub(lag))
+            }
+        }
+        TimeControl::Canadian { period, stones, .. } => {
+            if periods == 0 {
+                let per_stone = secs(period) / stones.max(1) as f64;
+                main_share + 0.5 * (per_stone - secs(lag)).max(0.0)
+            } else {
+                secs(hard) / periods as f64 * 0.95
+            }
+        }
+    };
+    Duration::from_secs_f64(b.max(0.0)).min(hard)
+}
+
+/// The longest this move may take without losing on time, lag kept.
+pub fn hard_limit(tc: &TimeControl, remaining: Duration, periods: u32, lag: Duration) -> Duration {
+    match *tc {
+        TimeControl::None => Duration::MAX,
+        TimeControl::Absolute { .. } | TimeControl::Fischer { .. } => remaining.saturating_sub(lag),
+        TimeControl::ByoYomi {
+            period, periods: p, ..
+        } => {
+            if periods == 0 && p > 0 {
+                // Main time runs out into a fresh period that the move may
+                // still finish in.
+                (remaining + period).saturating_sub(lag)
+            } else {
+                remaining.saturating_sub(lag)
+            }
+        }
+        TimeControl::Canadian { period, stones, .. } => {
+            if periods == 0 {
+                let per_stone = period / stones.max(1);
+                remaining.saturating_sub(lag) + per_stone.saturating_sub(lag)
+            } else {
+                // Leave every later stone of the period at least the lag.
+                remaining.saturating_sub(lag * periods.max(1))
+            }
+        }
+    }
+}
+
+/// `base × factor`, at most `MAX_STRETCH × base` and at most `hard`.
+pub fn scale(base: Duration, factor: f64, hard: Duration) -> Duration {
+    if base == Duration::MAX {
+        return base;
+    }
+    let f = if factor.is_finite() {
+        factor.clamp(0.0, MAX_STRETCH)
+    } else {
+        1.0
+    };
+    Duration::from_secs_f64(base.as_secs_f64() * f).min(hard)
+}
+
+/// A budget multiplier from the search so far: `best_share` is the chosen
+/// move's share of the root visits. A dominant move (≥ 90%) or an opponent
+/// who just passed: spend less; an unclear choice (< 40%): spend more.
+pub fn uncertainty_factor(best_share: f32, opponent_passed: bool) -> f64 {
+    if opponent_passed {
+        return 0.3;
+    }
+    match best_share {
+        s if s >= 0.9 => 0.5,
+        s if s >= 0.6 => 1.0,
+        s if s >= 0.4 => 1.4,
+        _ => 1.8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_never_exceeds_the_hard_limit() {
+        let s = Duration::from_secs;
+        let lag = Duration::from_millis(500);
+        for tc in [
+            TimeControl::Absolute { main: s(60) },
+            TimeControl::ByoYomi {
+                main: s(60),
+                period: s(10),
+                periods: 3,
+            },
+            TimeControl::Canadian {
+                main: s(60),
+                period: s(60),
+                stones: 10,
+            },
+            TimeControl::Fischer {
+                main: s(60),
+                increment: s(5),
+            },
+        ] {
+            for remaining in [0, 1, 5, 30, 60] {
+                for periods in [0, 1, 3] {
+                    let b = budget(&tc, s(remaining), periods, 10, 19, lag);
+                    assert!(b <= hard_limit(&tc, s(remaining), periods, lag), "{tc:?}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! Search at the end of the game with evaluators that know nothing:
+//! captures found through exact terminal scoring, no illegal moves however
+//! much the prior wants them, and the pass decision on constructed
+//! positions.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tengen::eval::{policy_index, EvalInput, EvalOutput, Evaluator};
+use tengen::rules::{Color, IllegalMove, Move, Point, Position, Ruleset};
+use tengen::search::passing::{decide, PassReason};
+use tengen::search::testing::{AreaEvaluator, FnEvaluator, ZeroEvaluator};
+use tengen::search::{Limits, Search, SearchConfig, SearchResult};
+
+/// A position from rows of `X` (black), `O` (white) and `.`, top row
+/// first, with `to_move` to play.
+fn diagram(rows: &[&str], to_move: Color, komi: f32) -> Position {
+    let size = rows.len();
+    let mut pos = Position::new(size, Ruleset::chinese().with_komi(komi)).unwrap();
+    for (y, row) in rows.iter().enumerate() {
+        for (x, ch) in row.chars().enumerate() {
+            let c = match ch {
+                'X' => Some(Color::Black),
+                'O' => Some(Color::White),
+                _ => None,
+            };
+            if c.is_some() {
+                pos.setup(c, Point::new(x, y)).unwrap();
+            }
+        }
+    }
+    pos.set_to_move(to_move);
+    pos
+}
+
+fn search(eval: Arc<dyn Evaluator>, pos: Position, visits: u64) -> SearchResult {
+    let cfg = SearchConfig {
+        seed: 7,
+        batch_size: 4,
+        ..SearchConfig::default()
+    };
+    let mut s = Search::new(eval, cfg);
+    s.set_position(pos, Vec::new());
+    s.run(
+        &Limits::visits(visits),
+        &AtomicBool::new(false),
+        None,
+        Duration::from_secs(60),
+    )
+}
+
+fn mv(s: &str, size: usize) -> Move {
+    Move::parse_gtp(s, size).unwrap()
+}
+
+/// An evaluator whose prior puts 0.99 on `loved` (whatever its legality).
+fn loving(loved: Move) -> Arc<dyn Evaluator> {
+    Arc::new(FnEvaluator(move |i: &EvalInput| {
+        let size = i.position.size();
+        let n = size * size + 1;
+        let mut policy = vec![0.01 / (n - 1) as f32; n];
+        policy[policy_index(loved, size)] = 0.99;
+        EvalOutput {
+            policy,
+            value: [0.5, 0.5, 0.0],
+            score_lead: 0.0,
+            ownership: None,
+        }
+    }))
+}
+
+/// White has passed. The white stone at C6 is in atari, outside any
+/// pass-alive territory, so passing now loses by 0.5 (komi 9.5), while
+/// capturing at D6 wins by 2.5.
+fn capture_race() -> Position {
+    let mut pos = diagram(
+        &[
+            ".XO.O.", //
+            "XXXXOO", //
+            ".XXXO.", //
+            "XXXXOO", //
+            ".XXXO.", //
+            "XXXXOO", //
+        ],
+        Color::White,
+        9.5,
+    );
+    pos.play_move(Move::Pass).unwrap();
+    pos
+}
+
+#[test]
+fn search_finds_the_winning_capture_from_terminal_scores() {
+    let pos = capture_race();
+    for eval in [
+        Arc::new(ZeroEvaluator) as Arc<dyn Evaluator>,
+        loving(Move::Pass),
+    ] {
+        let r = search(eval, pos.clone(), 200);
+        assert_eq!(r.best, mv("D6", 6), "{:?}", r.moves);
+        assert!(r.winrate > 0.9, "{} {:?}", r.winrate, r.moves);
+        let pass = r.moves.iter().find(|m| m.mv == Move::Pass);
+        assert!(pass.is_none_or(|m| m.winrate == 0.0));
+    }
+}
+
+#[test]
+fn a_loved_suicide_is_never_played() {
+    // F2 is a white eye: suicide for Black.
+    let pos = capture_race();
+    assert_eq!(
+        pos.check(Color::Black, mv("F2", 6)),
+        Err(IllegalMove::Suicide)
+    );
+    let r = search(loving(mv("F2", 6)), pos, 100);
+    assert!(r.moves.iter().all(|m| m.mv != mv("F2", 6)));
+    assert_eq!(r.best, mv("D6", 6));
+}
+
+#[test]
+fn a_loved_ko_or_superko_retake_is_never_played() {
+    let mut pos = Position::new(9, Ruleset::chinese()).unwrap();
+    for (c, v) in [
+        (Color::Black, "D5"),
+        (Color::White, "F6"),
+        (Color::Black, "E6"),
+        (Color::White, "F4"),
+        (Color::Black, "E4"),
+        (Color::White, "G5"),
+        (Color::Black, "A1"),
+        (Color::White, "E5"),
+        (Color::Black, "F5"),
+    ] {
+        pos.play(c, mv(v, 9)).unwrap();
+    }
+    // Immediate retake: simple ko.
+    assert_eq!(pos.check(Color::White, mv("E5", 9)), Err(IllegalMove::Ko));
+    let r = search(loving(mv("E5", 9)), pos.clone(), 150);
+    assert!(r.moves.iter().all(|m| m.mv != mv("E5", 9)));
+    assert_ne!(r.best, mv("E5", 9));
+    // After two passes the retake would repeat the whole board: superko.
+    pos.play_move(Move::Pass).unwrap();
+    pos.play_move(Move::Pass).unwrap();
+    assert_eq!(
+        pos.check(Color::White, mv("E5", 9)),
+        Err(IllegalMove::Superko)
+    );
+    let r = search(loving(mv("E5", 9)), pos, 150);
+    assert!(r.moves.iter().all(|m| m.mv != mv("E5", 9)));
+    assert_ne!(r.best, mv("E5", 9));
+}
+
+#[test]
+fn a_superko_inside_the_tree_is_never_expanded() {
+    // The retake after Black's ko capture and two passes is a superko only
+    // because of moves inside the tree.
+    let mut pos = Position::new(9, Ruleset::chinese()).unwrap();
+    for (c, v) in [
+        (Color::Black, "D5"),
+        (Color::White, "F6"),
+        (Color::Black, "E6"),
+        (Color::White, "F4"),
+        (Color::Black, "E4"),
+        (Color::White, "G5"),
+        (Color::Black, "A1"),
+        (Color::White, "E5"),
+    ] {
+        pos.play(c, mv(v, 9)).unwrap();
+    }
+    let cfg = SearchConfig {
+        seed: 1,
+        ..SearchConfig::default()
+    };
+    let mut s = Search::new(loving(mv("E5", 9)), cfg);
+    s.set_position(pos.clone(), Vec::new());
+    let r = s.run(
+        &Limits::visits(400),
+        &AtomicBool::new(false),
+        None,
+        Duration::from_secs(9),
+    );
+    // Every principal variation replays legally.
+    for m in &r.moves {
+        let mut p = pos.clone();
+        for &x in &m.pv {
+            assert!(p.play_move(x).is_ok(), "{:?}", m.pv);
+        }
+    }
+}
+
+/// Two pass-alive walls with the middle column `middle` (`.`: five dame
+/// points; `X`: Black's).
+fn walls(middle: char, to_move: Color, komi: f32) -> Position {
+    let rows: Vec<String> = [
+        ".X?O.", //
+        "XX?OO", //
+        ".X?O.", //
+        "XX?OO", //
+        ".X?O.", //
+    ]
+    .iter()
+    .map(|r| r.replace('?', &middle.to_string()))
+    .collect();
+    let rows: Vec<&str> = rows.iter().map(|s| s.as_str()).collect();
+    diagram(&rows, to_move, komi)
+}
+
+#[test]
+fn dame_left_means_no_pass() {
+    let pos = walls('.', Color::Black, 0.5);
+    let r = search(Arc::new(AreaEvaluator), pos.clone(), 100);
+    let d = decide(&pos, &r);
+    assert_eq!(d.reason, PassReason::DameLeft);
+    let p = d.mv.point().expect("a move");
+    assert_eq!(p.x(), 2);
+}
+
+#[test]
+fn all_settled_means_pass() {
+    let pos = walls('X', Color::White, 0.5);
+    let r = search(Arc::new(AreaEvaluator), pos.clone(), 100);
+    let d = decide(&pos, &r);
+    assert_eq!(d.mv, Move::Pass);
+    assert_eq!(d.reason, PassReason::Settled);
+    // Without ownership the pass-alive regions alone settle it.
+    let r = search(Arc::new(ZeroEvaluator), pos.clone(), 50);
+    assert_eq!(decide(&pos, &r).mv, Move::Pass);
+}
+
+#[test]
+fn behind_after_the_opponent_passed_means_play_on() {
+    // Black is behind by 0.5 if the game ends now; a dame gains a point.
+    let mut pos = walls('.', Color::White, 0.5);
+    pos.play_move(Move::Pass).unwrap();
+    let r = search(Arc::new(AreaEvaluator), pos.clone(), 200);
+    let d = decide(&pos, &r);
+    assert_eq!(d.reason, PassReason::BehindAfterPass);
+    assert_ne!(d.mv, Move::Pass);
+    // And the search agrees: a pass here is an exact loss.
+    assert_ne!(r.best, Move::Pass);
+}
+
+#[test]
+fn winning_after_the_opponent_passed_means_pass() {
+    // White wins by 0.5 if the game ends now, dame or not.
+    let mut pos = walls('.', Color::Black, 0.5);
+    pos.play_move(Move::Pass).unwrap();
+    let r = search(Arc::new(AreaEvaluator), pos.clone(), 100);
+    let d = decide(&pos, &r);
+    assert_eq!(d.mv, Move::Pass);
+    assert_eq!(d.reason, PassReason::PassingWins);
+    assert_eq!(r.best, Move::Pass);
+}
