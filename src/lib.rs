@@ -8,9 +8,19 @@
 //!   value, score and ownership out) and deterministic fake evaluators.
 //! - [`search`]: batched PUCT search over the rules core, time management
 //!   and end-of-game passing decisions.
+//! - [`engine`]: move generation for a game (genmove, analysis, dead
+//!   stones) on top of an evaluator.
+//! - [`game`]: the game being played: history, undo, edits, handicap,
+//!   clocks, autosave and resume.
+//! - [`gtp`]: the GTP front end; [`play`]: the terminal mode for people.
 
 pub mod rules;
 pub mod sgf;
 
 pub mod eval;
 pub mod search;
+
+pub mod engine;
+pub mod game;
+pub mod gtp;
+pub mod play;

@@ -1,3 +1,164 @@
-fn main() {
-    println!("tengen");
+//! The `tengen` command line: `tengen gtp` (for GUIs, servers and match
+//! runners) and `tengen play` (a game in the terminal). Parsing only; the
+//! work is in the library.
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use tengen::game::TimeControl;
+use tengen::gtp::{self, Autosave, SessionConfig};
+use tengen::rules::Color;
+
+const AUTOSAVE_HELP: &str = "\
+Autosave: after every move and edit the game is written atomically as SGF \
+(rules, komi, full history, both clocks) to the autosave file: by default \
+$XDG_DATA_HOME/tengen/autosave.sgf (else ~/.local/share/tengen/autosave.sgf). \
+A fresh session first keeps an existing autosave as autosave.prev.sgf. No \
+other file is ever overwritten. Resume a crashed game with --resume FILE.";
+
+#[derive(Parser)]
+#[command(name = "tengen", version, about = "A computer-Go engine (Chinese rules)", after_help = AUTOSAVE_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Speak GTP on stdin/stdout (for GUIs, servers, match runners).
+    #[command(after_help = AUTOSAVE_HELP)]
+    Gtp(Common),
+    /// Play a game in the terminal.
+    #[command(after_help = AUTOSAVE_HELP)]
+    Play(PlayArgs),
+}
+
+#[derive(Args)]
+struct Common {
+    /// Board size (2 to 19).
+    #[arg(long, default_value_t = 19)]
+    size: usize,
+    /// Komi in points (default: the rules' komi, 5.5 for Chinese rules).
+    #[arg(long, allow_negative_numbers = true)]
+    komi: Option<f32>,
+    /// Rules: chinese, tromp-taylor, nz, aga.
+    #[arg(long, default_value = "chinese")]
+    rules: String,
+    /// Seed: same seed, same moves.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Lag buffer in milliseconds kept back from every time budget.
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    lag: u64,
+    /// Most seconds to think per move (also the per-move time without a
+    /// time limit).
+    #[arg(long, value_name = "SECS")]
+    max_time: Option<f64>,
+    /// Evaluator: heuristic or uniform.
+    #[arg(long, default_value = "heuristic")]
+    evaluator: String,
+    /// Random playouts per evaluation (heuristic evaluator).
+    #[arg(long, default_value_t = 16)]
+    playouts: u32,
+    /// Resume the game saved in FILE (an autosave or any SGF).
+    #[arg(long, value_name = "FILE")]
+    resume: Option<PathBuf>,
+    /// Autosave to FILE instead of the default location.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_autosave")]
+    autosave: Option<PathBuf>,
+    /// Do not autosave.
+    #[arg(long)]
+    no_autosave: bool,
+}
+
+#[derive(Args)]
+struct PlayArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Your colour: b or w.
+    #[arg(long, default_value = "b")]
+    color: String,
+    /// Main time per player in seconds (0: no limit).
+    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    time: f64,
+    /// Byo-yomi period in seconds (with --periods).
+    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    byoyomi: f64,
+    /// Number of byo-yomi periods.
+    #[arg(long, default_value_t = 0)]
+    periods: u32,
+}
+
+fn config(c: &Common, time: TimeControl) -> Result<SessionConfig, String> {
+    let secs = |x: f64| {
+        (x.is_finite() && (0.0..=3.2e8).contains(&x))
+            .then(|| Duration::from_secs_f64(x))
+            .ok_or_else(|| format!("bad number of seconds: {x}"))
+    };
+    Ok(SessionConfig {
+        size: c.size,
+        komi: c.komi,
+        rules: c.rules.clone(),
+        seed: c.seed,
+        lag: Duration::from_millis(c.lag),
+        max_time: c.max_time.map(secs).transpose()?,
+        evaluator: c.evaluator.clone(),
+        playouts: c.playouts,
+        time,
+        resume: c.resume.clone(),
+        autosave: match (&c.autosave, c.no_autosave) {
+            (_, true) => Autosave::Off,
+            (Some(p), false) => Autosave::File(p.clone()),
+            (None, false) => Autosave::Default,
+        },
+    })
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Gtp(c) => {
+            let session = config(&c, TimeControl::None)?.build()?;
+            gtp::serve(session, io::stdin(), io::stdout().lock()).map_err(|e| e.to_string())
+        }
+        Command::Play(p) => {
+            let human = Color::parse(&p.color).ok_or("--color must be b or w")?;
+            let main = Duration::from_secs_f64(p.time.clamp(0.0, 3.2e8));
+            let period = Duration::from_secs_f64(p.byoyomi.clamp(0.0, 3.2e8));
+            let time = if p.periods > 0 && !period.is_zero() {
+                TimeControl::ByoYomi {
+                    main,
+                    period,
+                    periods: p.periods,
+                }
+            } else if main.is_zero() {
+                TimeControl::None
+            } else {
+                TimeControl::Absolute { main }
+            };
+            let mut session = config(&p.common, time)?.build()?;
+            let ansi = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            tengen::play::run(
+                &mut session,
+                human,
+                &mut io::stdin().lock(),
+                &mut io::stdout().lock(),
+                ansi,
+            )
+            .map_err(|e| e.to_string())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

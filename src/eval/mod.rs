@@ -11,26 +11,65 @@
 
 pub mod fake;
 
-use crate::rules::{Color, Move, Position};
+use crate::rules::{Board, Color, Move, Position};
 
 /// How many recent moves an [`EvalInput`] carries at most.
 pub const RECENT_MOVES: usize = 8;
 
-/// One position to evaluate.
+/// How many earlier boards an [`EvalInput`] carries at most.
+pub const PREV_BOARDS: usize = 2;
+
+/// One position to evaluate, with the context a net's inputs need beyond
+/// the position itself. Build it with [`EvalInput::new`] and the `with_`
+/// methods; evaluators that do not need the context ignore it.
 #[derive(Clone, Debug)]
 pub struct EvalInput {
     pub position: Position,
-    /// The moves that led here, newest last, at most [`RECENT_MOVES`].
+    /// The moves that led here, newest last, at most [`RECENT_MOVES`], and
+    /// only those since the last setup edit (handicap stones, `play` out of
+    /// turn is fine; stones placed by editing the board end the history).
     pub recent: Vec<(Color, Move)>,
+    /// The boards before the last move and before the last two moves,
+    /// newest first, at most [`PREV_BOARDS`]; fewer (or none) when not
+    /// known. They match the tail of `recent`.
+    pub prev_boards: Vec<Board>,
+    /// Points White receives for Black's handicap stones (on top of komi).
+    pub handicap_bonus: f32,
+    /// KataGo's `friendlyPassOk`: a single pass does not invite the
+    /// opponent to end the game. On by default (the rules this engine
+    /// plays); it only changes what a net sees after one pass.
+    pub friendly_pass_ok: bool,
 }
 
 impl EvalInput {
-    /// An input without move history.
+    /// An input without move history, earlier boards or handicap bonus.
     pub fn new(position: Position) -> EvalInput {
         EvalInput {
             position,
             recent: Vec::new(),
+            prev_boards: Vec::new(),
+            handicap_bonus: 0.0,
+            friendly_pass_ok: true,
         }
+    }
+
+    /// With the moves that led here (newest last).
+    pub fn with_recent(mut self, recent: Vec<(Color, Move)>) -> EvalInput {
+        self.recent = recent;
+        self
+    }
+
+    /// With the earlier boards (newest first); extra ones are dropped.
+    pub fn with_prev_boards(mut self, mut boards: Vec<Board>) -> EvalInput {
+        boards.truncate(PREV_BOARDS);
+        self.prev_boards = boards;
+        self
+    }
+
+    /// With White's handicap bonus in points.
+    pub fn with_handicap_bonus(mut self, bonus: f32) -> EvalInput {
+        self.handicap_bonus = bonus;
+        self
     }
 }
 

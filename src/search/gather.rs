@@ -25,8 +25,8 @@ use super::backup::{backup, legal_edges, terminal_result, undo_virtual_loss, Uti
 use super::batcher::Batcher;
 use super::select::{select_edge, Puct};
 use super::tree::{State, Tree, NONE};
-use crate::eval::{EvalInput, RECENT_MOVES};
-use crate::rules::{Color, Move, Position};
+use crate::eval::{EvalInput, PREV_BOARDS, RECENT_MOVES};
+use crate::rules::{Board, Color, Move, Position};
 
 /// What every search thread shares during one `run`.
 pub(crate) struct Ctx<'a> {
@@ -36,6 +36,10 @@ pub(crate) struct Ctx<'a> {
     pub utility: Utility,
     pub root: &'a Position,
     pub recent: &'a [(Color, Move)],
+    /// The boards before the root's last moves, newest first.
+    pub root_prev: &'a [Board],
+    /// White's handicap bonus, for the evaluator.
+    pub handicap_bonus: f32,
     pub leaves_per_round: usize,
     pub stop: &'a AtomicBool,
     pub deadline: Option<Instant>,
@@ -162,8 +166,15 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
     for leaf in leaves {
         let mut pos = ctx.root.clone();
         let mut recent = ctx.recent.to_vec();
-        for &mv in &leaf.path {
+        // Boards before the leaf's last moves, newest first (the root's
+        // own earlier boards when the path is short).
+        let mut prev: Vec<Board> = Vec::new();
+        let n = leaf.path.len();
+        for (i, &mv) in leaf.path.iter().enumerate() {
             recent.push((pos.to_move(), mv));
+            if !leaf.terminal && i + PREV_BOARDS >= n {
+                prev.insert(0, pos.board().clone());
+            }
             pos.play_unchecked(mv);
         }
         let flip = pos.to_move() != root_color;
@@ -172,10 +183,13 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
         } else {
             let skip = recent.len().saturating_sub(RECENT_MOVES);
             recent.drain(..skip);
-            inputs.push(EvalInput {
-                position: pos,
-                recent,
-            });
+            prev.extend(ctx.root_prev.iter().take(PREV_BOARDS - prev.len()).cloned());
+            inputs.push(
+                EvalInput::new(pos)
+                    .with_recent(recent)
+                    .with_prev_boards(prev)
+                    .with_handicap_bonus(ctx.handicap_bonus),
+            );
             eval_nodes.push(leaf.node);
         }
     }

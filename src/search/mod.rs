@@ -210,6 +210,10 @@ pub struct Search {
     tree: Tree,
     root: Position,
     recent: Vec<(Color, Move)>,
+    /// The boards before the root's last moves, newest first (for the
+    /// evaluator; see [`Search::set_eval_context`]).
+    root_prev: Vec<crate::rules::Board>,
+    handicap_bonus: f32,
     rng: StdRng,
     root_noised: bool,
 }
@@ -232,8 +236,21 @@ impl Search {
             config,
             root,
             recent: Vec::new(),
+            root_prev: Vec::new(),
+            handicap_bonus: 0.0,
             root_noised: false,
         }
+    }
+
+    /// Tells the evaluator's inputs what the position alone does not: the
+    /// boards before the root's last move and the one before (newest
+    /// first; a net's ladder inputs use them) and White's handicap bonus.
+    /// Call it after [`Search::set_position`], which forgets the boards
+    /// (they belong to one root) but keeps the bonus.
+    pub fn set_eval_context(&mut self, prev_boards: Vec<crate::rules::Board>, handicap_bonus: f32) {
+        self.root_prev = prev_boards;
+        self.root_prev.truncate(crate::eval::PREV_BOARDS);
+        self.handicap_bonus = handicap_bonus;
     }
 
     pub fn config(&self) -> &SearchConfig {
@@ -275,6 +292,7 @@ impl Search {
         }
         self.root = position;
         self.recent = recent;
+        self.root_prev.clear();
         kept.is_some()
     }
 
@@ -379,6 +397,8 @@ impl Search {
             },
             root: &self.root,
             recent: &self.recent,
+            root_prev: &self.root_prev,
+            handicap_bonus: self.handicap_bonus,
             leaves_per_round: batch.div_ceil(threads),
             stop,
             deadline: limits.time.map(|t| start + t),

@@ -1,0 +1,196 @@
+//! A GTP session: the game, the engine, autosave, and the execution of one
+//! input line.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::commands::find;
+use super::protocol::{self, Parsed, MAX_LINE};
+use crate::engine::Engine;
+use crate::game::{save, Game};
+
+/// The game being played, the engine, and where to autosave.
+pub struct Session {
+    pub game: Game,
+    pub engine: Engine,
+    autosave: Option<PathBuf>,
+    saved_revision: Option<u64>,
+    quit: bool,
+    /// Whether `kgs-game_over` was received.
+    pub game_over_announced: bool,
+}
+
+/// One command being executed: its arguments, the stop flag, and the output
+/// for streaming commands.
+pub struct Call<'a> {
+    pub args: &'a [String],
+    /// Set when new input arrives (or `stop`); long commands return soon
+    /// after.
+    pub stop: &'a AtomicBool,
+    /// When the command line was read (the clock starts here).
+    pub received: Instant,
+    id: Option<&'a str>,
+    out: &'a mut dyn Write,
+    streaming: bool,
+}
+
+impl Call<'_> {
+    /// Starts a streaming reply: writes `=id` and a newline. The handler
+    /// then writes lines with [`Call::stream_line`]; the session ends the
+    /// reply with an empty line when the handler returns.
+    pub fn stream_begin(&mut self) -> io::Result<()> {
+        self.streaming = true;
+        writeln!(self.out, "={}", self.id.unwrap_or(""))?;
+        self.out.flush()
+    }
+
+    /// Writes one line of a streaming reply (empty lines are skipped, as
+    /// they would end the reply).
+    pub fn stream_line(&mut self, line: &str) -> io::Result<()> {
+        let line = protocol::sanitize(line);
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        writeln!(self.out, "{line}")?;
+        self.out.flush()
+    }
+}
+
+impl Session {
+    pub fn new(game: Game, engine: Engine) -> Session {
+        Session {
+            game,
+            engine,
+            autosave: None,
+            saved_revision: None,
+            quit: false,
+            game_over_announced: false,
+        }
+    }
+
+    /// Autosave to `path` after every change from now on (`None`: never).
+    /// Nothing is written until the game changes.
+    pub fn set_autosave(&mut self, path: Option<PathBuf>) {
+        self.autosave = path;
+        self.saved_revision = Some(self.game.revision());
+    }
+
+    pub fn autosave_path(&self) -> Option<&PathBuf> {
+        self.autosave.as_ref()
+    }
+
+    /// Replaces the whole game (clear_board, boardsize, loadsgf); the next
+    /// autosave always writes.
+    pub fn replace_game(&mut self, game: Game) {
+        self.game = game;
+        self.saved_revision = None;
+    }
+
+    /// Whether `quit` was executed.
+    pub fn quit_requested(&self) -> bool {
+        self.quit
+    }
+
+    pub(crate) fn request_quit(&mut self) {
+        self.quit = true;
+    }
+
+    /// Executes one raw input line and writes its reply (none for a blank
+    /// line). `too_long` marks a line cut at [`MAX_LINE`]. Never panics on
+    /// input; I/O errors on `out` are returned.
+    pub fn execute(
+        &mut self,
+        raw: &[u8],
+        too_long: bool,
+        received: Instant,
+        out: &mut dyn Write,
+        stop: &AtomicBool,
+    ) -> io::Result<()> {
+        if too_long || raw.len() > MAX_LINE {
+            let id = protocol::id_of(&raw[..raw.len().min(MAX_LINE)]);
+            let msg = format!("syntax error: line longer than {MAX_LINE} bytes");
+            return out.write_all(protocol::failure(id.as_deref(), &msg).as_bytes());
+        }
+        let cmd = match protocol::parse(raw) {
+            Parsed::Empty => return Ok(()),
+            Parsed::Error { id, message } => {
+                return out.write_all(protocol::failure(id.as_deref(), &message).as_bytes())
+            }
+            Parsed::Command(c) => c,
+        };
+        let id = cmd.id.as_deref();
+        let Some(spec) = find(&cmd.name) else {
+            return out.write_all(protocol::failure(id, "unknown command").as_bytes());
+        };
+        let mut call = Call {
+            args: &cmd.args,
+            stop,
+            received,
+            id,
+            out: &mut *out,
+            streaming: false,
+        };
+        // A handler bug must not take the engine down (B1): turn a panic
+        // into an error reply. The game may then be in the state the handler
+        // left it, which is always a consistent one (games change by
+        // whole-entry pushes).
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (spec.handler)(self, &mut call)
+        }));
+        let streaming = call.streaming;
+        let reply = match result {
+            Ok(r) => r,
+            Err(_) => Err("internal error".to_string()),
+        };
+        if streaming {
+            if let Err(e) = &reply {
+                writeln!(out, "error {}", protocol::sanitize(e).replace('\n', " "))?;
+            }
+            out.write_all(b"\n")?;
+        } else {
+            let text = match &reply {
+                Ok(r) => protocol::success(id, r),
+                Err(e) => protocol::failure(id, e),
+            };
+            out.write_all(text.as_bytes())?;
+        }
+        self.autosave_now();
+        Ok(())
+    }
+
+    /// Runs one line with no interruption and returns the reply as text
+    /// (for tests and the terminal mode).
+    pub fn run_line(&mut self, line: &str) -> String {
+        self.run_bytes(line.as_bytes())
+    }
+
+    /// [`Session::run_line`] for raw bytes.
+    pub fn run_bytes(&mut self, raw: &[u8]) -> String {
+        let mut out = Vec::new();
+        let stop = AtomicBool::new(false);
+        let _ = self.execute(raw, false, Instant::now(), &mut out, &stop);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// Saves the game now, changed or not.
+    pub fn force_autosave(&mut self) {
+        self.saved_revision = None;
+        self.autosave_now();
+    }
+
+    /// Saves the game if it changed since the last save. Errors are logged
+    /// to stderr, never fatal.
+    pub fn autosave_now(&mut self) {
+        let Some(path) = &self.autosave else { return };
+        let rev = self.game.revision();
+        if self.saved_revision == Some(rev) {
+            return;
+        }
+        match save::save_game(path, &self.game) {
+            Ok(()) => self.saved_revision = Some(rev),
+            Err(e) => eprintln!("tengen: autosave to {} failed: {e}", path.display()),
+        }
+    }
+}
