@@ -6,6 +6,10 @@
 //! - [`sgf`]: reading and writing game records.
 //! - [`eval`]: the evaluator interface (batch of positions in, policy,
 //!   value, score and ownership out) and deterministic fake evaluators.
+//! - [`features`]: net input encodings computed from the rules core
+//!   (KataGo's V7), with KataGo's pass-alive area and ladder definitions.
+//! - [`net`] (cargo feature `net`): the policy/value net in burn, KataGo
+//!   model import, our safetensors format, and the net evaluator.
 //! - [`search`]: batched PUCT search over the rules core, time management
 //!   and end-of-game passing decisions.
 //! - [`engine`]: move generation for a game (genmove, analysis, dead
@@ -16,6 +20,10 @@
 
 pub mod rules;
 pub mod sgf;
+
+pub mod features;
+#[cfg(feature = "net")]
+pub mod net;
 
 pub mod eval;
 pub mod search;
