@@ -17,6 +17,7 @@
 //! - [`game`]: the game being played: history, undo, edits, handicap,
 //!   clocks, autosave and resume.
 //! - [`gtp`]: the GTP front end; [`play`]: the terminal mode for people.
+//! - [`analysis`]: the JSON analysis engine (KataGo's protocol).
 
 pub mod rules;
 pub mod sgf;
@@ -28,6 +29,7 @@ pub mod net;
 pub mod eval;
 pub mod search;
 
+pub mod analysis;
 pub mod engine;
 pub mod game;
 pub mod gtp;
