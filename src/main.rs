@@ -1,6 +1,7 @@
 //! The `tengen` command line: `tengen gtp` (for GUIs, servers and match
-//! runners) and `tengen play` (a game in the terminal). Parsing only; the
-//! work is in the library.
+//! runners), `tengen play` (a game in the terminal) and `tengen judge`
+//! (the estimated result of an interrupted game). Parsing only; the work
+//! is in the library.
 
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
@@ -9,8 +10,9 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use tengen::game::TimeControl;
-use tengen::gtp::{self, Autosave, SessionConfig};
+use tengen::engine::Engine;
+use tengen::game::{save, Clock, TimeControl};
+use tengen::gtp::{self, build_evaluator, Autosave, SessionConfig};
 use tengen::rules::Color;
 
 const AUTOSAVE_HELP: &str = "\
@@ -35,6 +37,32 @@ enum Command {
     /// Play a game in the terminal.
     #[command(after_help = AUTOSAVE_HELP)]
     Play(PlayArgs),
+    /// Judge an interrupted game: estimated winner, margin in points and
+    /// stones, win probability and confidence.
+    Judge(JudgeArgs),
+}
+
+/// Search and evaluator options shared by every subcommand.
+#[derive(Args)]
+struct SearchArgs {
+    /// Seed: same seed, same moves (with one thread and visit limits).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Root visits per move (visits kept from the previous move count).
+    #[arg(long)]
+    visits: Option<u64>,
+    /// New visits (playouts) per move.
+    #[arg(long)]
+    playouts: Option<u64>,
+    /// Evaluator: heuristic or uniform.
+    #[arg(long, default_value = "heuristic")]
+    evaluator: String,
+    /// Random rollouts per evaluation (heuristic evaluator).
+    #[arg(long, default_value_t = 16)]
+    rollouts: u32,
 }
 
 #[derive(Args)]
@@ -48,22 +76,23 @@ struct Common {
     /// Rules: chinese, tromp-taylor, nz, aga.
     #[arg(long, default_value = "chinese")]
     rules: String,
-    /// Seed: same seed, same moves.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    #[command(flatten)]
+    search: SearchArgs,
     /// Lag buffer in milliseconds kept back from every time budget.
     #[arg(long, value_name = "MS", default_value_t = 500)]
     lag: u64,
-    /// Most seconds to think per move (also the per-move time without a
-    /// time limit).
+    /// Most seconds to think per move, whatever the clock allows (without a
+    /// clock and without --visits/--playouts: 1 second).
     #[arg(long, value_name = "SECS")]
     max_time: Option<f64>,
-    /// Evaluator: heuristic or uniform.
-    #[arg(long, default_value = "heuristic")]
-    evaluator: String,
-    /// Random playouts per evaluation (heuristic evaluator).
-    #[arg(long, default_value_t = 16)]
-    playouts: u32,
+    /// Search on the opponent's time, between our move and the next
+    /// command.
+    #[arg(long)]
+    ponder: bool,
+    /// Resign when the winrate of the best move falls below X (0 to 1).
+    /// Off by default; tournaments should leave it off.
+    #[arg(long, value_name = "X")]
+    resign_threshold: Option<f32>,
     /// Resume the game saved in FILE (an autosave or any SGF).
     #[arg(long, value_name = "FILE")]
     resume: Option<PathBuf>,
@@ -91,6 +120,20 @@ struct PlayArgs {
     /// Number of byo-yomi periods.
     #[arg(long, default_value_t = 0)]
     periods: u32,
+    /// Fischer increment in seconds added after each move (with --time).
+    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    increment: f64,
+}
+
+#[derive(Args)]
+struct JudgeArgs {
+    /// The game record (SGF).
+    file: PathBuf,
+    /// Judge the position before this move number (default: the end).
+    #[arg(long = "move", value_name = "N")]
+    move_number: Option<usize>,
+    #[command(flatten)]
+    search: SearchArgs,
 }
 
 fn config(c: &Common, time: TimeControl) -> Result<SessionConfig, String> {
@@ -103,11 +146,16 @@ fn config(c: &Common, time: TimeControl) -> Result<SessionConfig, String> {
         size: c.size,
         komi: c.komi,
         rules: c.rules.clone(),
-        seed: c.seed,
+        seed: c.search.seed,
         lag: Duration::from_millis(c.lag),
         max_time: c.max_time.map(secs).transpose()?,
-        evaluator: c.evaluator.clone(),
-        playouts: c.playouts,
+        evaluator: c.search.evaluator.clone(),
+        rollouts: c.search.rollouts,
+        threads: c.search.threads,
+        visits: c.search.visits,
+        playouts: c.search.playouts,
+        ponder: c.ponder,
+        resign_threshold: c.resign_threshold,
         time,
         resume: c.resume.clone(),
         autosave: match (&c.autosave, c.no_autosave) {
@@ -128,7 +176,10 @@ fn run(cli: Cli) -> Result<(), String> {
             let human = Color::parse(&p.color).ok_or("--color must be b or w")?;
             let main = Duration::from_secs_f64(p.time.clamp(0.0, 3.2e8));
             let period = Duration::from_secs_f64(p.byoyomi.clamp(0.0, 3.2e8));
-            let time = if p.periods > 0 && !period.is_zero() {
+            let increment = Duration::from_secs_f64(p.increment.clamp(0.0, 3.2e8));
+            let time = if !increment.is_zero() {
+                TimeControl::Fischer { main, increment }
+            } else if p.periods > 0 && !period.is_zero() {
                 TimeControl::ByoYomi {
                     main,
                     period,
@@ -150,7 +201,33 @@ fn run(cli: Cli) -> Result<(), String> {
             )
             .map_err(|e| e.to_string())
         }
+        Command::Judge(j) => judge(&j),
     }
+}
+
+/// `tengen judge`: loads the record and prints the judgement.
+fn judge(j: &JudgeArgs) -> Result<(), String> {
+    if j.move_number == Some(0) {
+        return Err("move numbers start at 1".into());
+    }
+    let game = save::load_file(&j.file, j.move_number, &Clock::default())
+        .map_err(|e| format!("cannot load {}: {e}", j.file.display()))?;
+    let cfg = SessionConfig {
+        seed: j.search.seed,
+        evaluator: j.search.evaluator.clone(),
+        rollouts: j.search.rollouts,
+        threads: j.search.threads,
+        autosave: Autosave::Off,
+        ..SessionConfig::default()
+    };
+    let mut engine = Engine::new(build_evaluator(&cfg)?, cfg.engine_settings()?);
+    let visits = j
+        .search
+        .visits
+        .or(j.search.playouts)
+        .unwrap_or(gtp::endgame::JUDGE_VISITS);
+    println!("{}", engine.judge(&game, visits.max(1)));
+    Ok(())
 }
 
 fn main() -> ExitCode {

@@ -59,8 +59,16 @@ pub fn run(
             writeln!(out, "(undo, new, save FILE or quit)")?;
         } else if game.to_move() != human {
             let engine = human.opp();
-            let reply = session.run_line(&format!("genmove {}", letter(engine)));
-            writeln!(out, "tengen ({engine}) plays {}", reply_text(&reply))?;
+            let reply = reply_text(&session.run_line(&format!("genmove {}", letter(engine))));
+            if reply == "resign" {
+                writeln!(out, "tengen ({engine}) resigns")?;
+                session
+                    .game
+                    .set_result(Some(format!("{}+R", human.letter())));
+                session.autosave_now();
+            } else {
+                writeln!(out, "tengen ({engine}) plays {reply}")?;
+            }
             continue;
         }
         write!(out, "{} to move> ", capital(session.game.to_move()))?;

@@ -10,7 +10,8 @@ fn session() -> Session {
     SessionConfig {
         size: 9,
         seed: 9,
-        playouts: 4,
+        rollouts: 4,
+        visits: Some(32),
         autosave: Autosave::Off,
         ..SessionConfig::default()
     }

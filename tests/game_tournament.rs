@@ -16,7 +16,8 @@ fn session(size: usize, seed: u64) -> Session {
     SessionConfig {
         size,
         seed,
-        playouts: 8,
+        rollouts: 8,
+        visits: Some(64),
         autosave: Autosave::Off,
         ..SessionConfig::default()
     }
@@ -175,14 +176,29 @@ fn b7_genmove_never_retakes_a_superko_or_plays_suicide() {
     ok(&mut s, "gogui-setup_player w");
     assert_eq!(ok(&mut s, "gogui-rules_legal_moves"), "pass");
     assert_eq!(ok(&mut s, "genmove w"), "pass");
-    // Removing D3 makes D3 and its four neighbours legal for White, and
-    // genmove picks one of them.
+    // Removing D3 makes D3 and its four neighbours legal for White. Every
+    // point is still Black's (a White stone there dies), so the search may
+    // pass (B3); if it plays, it plays one of them.
     ok(&mut s, "gogui-setup e D3");
     let mv = ok(&mut s, "genmove w");
+    if mv != "pass" {
+        let p = Move::parse_gtp(&mv, 5).unwrap();
+        ok(&mut s, "undo");
+        assert!(s.game.position().check(Color::White, p).is_ok(), "{mv}");
+        assert!(
+            ["D3", "D4", "C3", "E3", "D2"].contains(&mv.as_str()),
+            "{mv}"
+        );
+    }
+    // Opening the right-hand side gives White something to gain: it plays,
+    // legally.
+    ok(&mut s, "gogui-setup e D5 e E4 e E2 e D1 e C4 e C2");
+    ok(&mut s, "gogui-setup_player w");
+    let mv = ok(&mut s, "genmove w");
+    assert_ne!(mv, "pass");
     let p = Move::parse_gtp(&mv, 5).unwrap();
     ok(&mut s, "undo");
     assert!(s.game.position().check(Color::White, p).is_ok(), "{mv}");
-    assert_ne!(mv, "pass");
 }
 
 /// Random games with both fake evaluators: every generated move is legal

@@ -87,8 +87,10 @@ fn full_game_between_two_engine_processes() {
         "--size",
         "9",
         "--no-autosave",
-        "--playouts",
+        "--rollouts",
         "4",
+        "--visits",
+        "100",
         "--max-time",
         "0.2",
     ];
@@ -220,7 +222,7 @@ fn kill_and_resume_keeps_position_history_komi_and_clocks() {
 fn engine_stays_inside_an_absolute_clock() {
     // 3 s sudden death for Black for 60 moves on 9x9; the test plays White
     // and acts as the clock, reporting with time_left. The evaluator is made
-    // slow (8000 playouts per evaluation: unhurried, 60 moves would take
+    // slow (8000 rollouts per evaluation: unhurried, 60 moves would take
     // about 6 s), so the budget really has to cut thinking short.
     let size = 9;
     let mut e = Gtp::start(&[
@@ -229,7 +231,7 @@ fn engine_stays_inside_an_absolute_clock() {
         "--no-autosave",
         "--lag",
         "100",
-        "--playouts",
+        "--rollouts",
         "8000",
     ]);
     e.ok("time_settings 3 0 0");
@@ -285,7 +287,7 @@ fn engine_stays_inside_byoyomi_periods() {
         "--no-autosave",
         "--lag",
         "100",
-        "--playouts",
+        "--rollouts",
         "64",
     ]);
     e.ok("kgs-time_settings byoyomi 0 0.5 1");
@@ -332,5 +334,27 @@ fn new_input_interrupts_analysis() {
     let mut blank = String::new();
     e.stdout.read_line(&mut blank).unwrap();
     assert_eq!(blank, "\n");
+    e.ok("quit");
+}
+
+#[test]
+fn pondering_stops_at_the_next_line() {
+    let mut e = Gtp::start(&[
+        "--size",
+        "9",
+        "--no-autosave",
+        "--ponder",
+        "--max-time",
+        "0.2",
+    ]);
+    e.ok("genmove b");
+    // The engine now ponders on White's time; the next line stops it.
+    std::thread::sleep(Duration::from_millis(300));
+    let t = Instant::now();
+    assert_eq!(e.ok("name"), "tengen");
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    e.ok("play w E5");
+    let mv = e.ok("genmove b");
+    assert!(Move::parse_gtp(&mv, 9).is_some(), "{mv}");
     e.ok("quit");
 }

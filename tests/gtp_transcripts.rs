@@ -13,7 +13,8 @@ fn session(size: usize) -> Session {
     SessionConfig {
         size,
         seed: 1,
-        playouts: 4,
+        rollouts: 4,
+        visits: Some(32),
         autosave: Autosave::Off,
         ..SessionConfig::default()
     }

@@ -13,7 +13,8 @@ use tengen::gtp::{Autosave, SessionConfig};
 fuzz_target!(|data: &[u8]| {
     let mut session = SessionConfig {
         size: 9,
-        playouts: 1,
+        rollouts: 1,
+        visits: Some(8),
         max_time: Some(Duration::from_millis(5)),
         autosave: Autosave::Off,
         ..SessionConfig::default()

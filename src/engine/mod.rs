@@ -1,61 +1,95 @@
-//! Move generation, analysis and end-of-game judgement through an
-//! [`Evaluator`].
+//! Move generation, analysis and end-of-game judgement: the PUCT search
+//! ([`crate::search`]) applied to the game being played.
 //!
-//! Until the PUCT search lands this is a one-ply engine: the evaluator's
-//! policy ranks the meaningful moves, the best few are evaluated one ply
-//! deep within the time budget, and the move with the best blend of prior
-//! and value is played. The search issue replaces [`Engine::search`] and
-//! keeps the rest: the safety rules below and the analysis interface.
+//! # Contract
+//! - [`Engine`] owns one [`Search`]. Every genmove, analysis and ponder sets
+//!   the game's position on it with the recent moves, so the subtree of
+//!   the moves actually played since the last search (ours, the
+//!   opponent's) is kept (tree reuse).
+//! - [`Engine::genmove_with`] blocks until a move is chosen; it returns
+//!   early when `stop` is set. An `Engine` is not shared between threads;
+//!   its evaluator may be.
 //!
-//! Safety rules (RULES.md B3, B7), whatever the evaluator says:
-//! - never an illegal move (occupied, suicide, ko, superko): every
-//!   candidate passes [`Position::check`] for the colour to play;
-//! - never a stone in its own single-point eye ([`Board::is_eye`]);
-//! - no stone inside an area already settled by either side (Benson
-//!   pass-alive regions): such moves are meaningless;
-//! - pass when no meaningful move is left, or when the opponent has just
-//!   passed and the area count with the current stones (minus stones
-//!   inside pass-alive areas) already wins.
+//! # Time
+//! The game clock gives a [`MoveTime`] (`None`: no clock). The search runs
+//! half the normal budget (30% of it after an opponent's pass), then
+//! stretches to `normal × uncertainty_factor(best move's visit share)`:
+//! longer when the choice is unclear, not at all when one move dominates;
+//! never past the hard limit or `max_time`. When the normal budget cannot
+//! pay for even one evaluator batch (measured on the previous search), it
+//! answers at once with a rule-based move: it never loses on time. Without
+//! a clock: `max_time`, else the visit/playout limits, else
+//! `default_time`. Visit and playout limits apply in every case.
 //!
-//! [`Engine::genmove`] blocks until a move is chosen; it returns early when
-//! `stop` is set or the budget runs out. An `Engine` is not shared between
-//! threads; its evaluator may be.
+//! # Passing and resigning
+//! [`crate::search::passing::decide`] has the last word on passing (B3,
+//! B4): no pass while a dame point or an unsettled group is left; after an
+//! opponent's pass, pass when the count wins and play on otherwise. In
+//! cleanup mode (`kgs-genmove_cleanup`) no pass while dead enemy stones
+//! (by the search's ownership) are on the board. Resignation happens only
+//! when `resign_threshold` is set (off by default; tournaments should
+//! leave it off): then [`Generated::resign`] reports a winrate below it.
+//!
+//! # Safety rules (RULES.md B3, B7), whatever the search says
+//! Never an illegal move (occupied, suicide, ko, superko: checked against
+//! the game's own history), never a stone in our own single-point eye,
+//! no stone inside an area already settled by Benson; see [`safety`].
 
-mod analysis;
-mod status;
+mod judge;
+pub mod safety;
+pub mod status;
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use analysis::{AnalysisInfo, MoveInfo};
+pub use judge::{Confidence, Judgement};
+pub use status::EndStatus;
 
-use crate::eval::{evaluate_all, policy_index, EvalInput, Evaluator, RECENT_MOVES};
+use crate::eval::{Evaluator, PREV_BOARDS, RECENT_MOVES};
 use crate::game::Game;
-use crate::rules::benson::pass_alive;
 use crate::rules::score::Score;
-use crate::rules::{Board, Color, Move, Point, Position};
+use crate::rules::{Color, Move};
+use crate::search::passing::{decide, PassReason};
+use crate::search::time::{scale, uncertainty_factor, MoveTime};
+use crate::search::{AnalysisSnapshot, Limits, Search, SearchConfig, SearchResult};
+use safety::{acceptable, capture_dead, emergency_move, meaningful_moves};
 
 /// Engine settings, fixed for a session.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EngineSettings {
-    /// Seed for everything random (the evaluators are deterministic given
-    /// it).
+    /// Seed for everything random.
     pub seed: u64,
-    /// How many of the best-prior moves are looked at one ply deep.
-    pub candidates: usize,
+    /// Search threads.
+    pub threads: usize,
+    /// Root visits per move (kept ones from tree reuse included).
+    pub visits: Option<u64>,
+    /// Visits made per move.
+    pub playouts: Option<u64>,
     /// Upper bound on thinking time per move, whatever the clock allows.
     pub max_time: Option<Duration>,
+    /// Time per move without a clock, `max_time`, visits or playouts.
+    pub default_time: Duration,
+    /// Search on the opponent's time ([`Engine::ponder`]).
+    pub ponder: bool,
+    /// Resign below this winrate (`None`: never; the default).
+    pub resign_threshold: Option<f32>,
+    /// Visits of the short search behind end-of-game judgements.
+    pub status_visits: u64,
 }
 
 impl Default for EngineSettings {
     fn default() -> EngineSettings {
         EngineSettings {
             seed: 0,
-            candidates: 8,
+            threads: 1,
+            visits: None,
+            playouts: None,
             max_time: None,
+            default_time: Duration::from_secs(1),
+            ponder: false,
+            resign_threshold: None,
+            status_visits: 200,
         }
     }
 }
@@ -63,28 +97,65 @@ impl Default for EngineSettings {
 /// Options for one move generation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GenmoveOptions {
-    /// KGS cleanup phase: capture dead stones before passing, so do not
-    /// pass just because the count wins, and keep moves that capture inside
-    /// our own settled area.
+    /// KGS cleanup phase: capture dead stones before passing.
     pub cleanup: bool,
+    /// How often the progress callback runs (`None`: 1 s).
+    pub report_every: Option<Duration>,
+}
+
+/// A generated move and how it came about.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Generated {
+    pub mv: Move,
+    /// The resignation threshold (when set) says resign.
+    pub resign: bool,
+    /// Why the passing rules chose `mv`, when they were consulted.
+    pub reason: Option<PassReason>,
+    /// The search behind it (`None`: no search was needed or affordable).
+    pub result: Option<SearchResult>,
+}
+
+impl Generated {
+    fn plain(mv: Move, reason: Option<PassReason>) -> Generated {
+        Generated {
+            mv,
+            resign: false,
+            reason,
+            result: None,
+        }
+    }
 }
 
 /// The move generator; see the module docs.
 pub struct Engine {
     eval: Arc<dyn Evaluator>,
     settings: EngineSettings,
-    analysis: Option<Sender<AnalysisInfo>>,
-    /// What the last evaluation of a root cost (zero until measured).
-    eval_cost: Cell<Duration>,
+    search: Search,
+    /// What one evaluator batch cost on the last search (zero until
+    /// measured).
+    batch_cost: Duration,
+    last_reused: bool,
+    last_result: Option<SearchResult>,
+    /// (game revision, position hash) of the cached end status.
+    status_cache: Option<((u64, u64), EndStatus)>,
 }
 
 impl Engine {
     pub fn new(eval: Arc<dyn Evaluator>, settings: EngineSettings) -> Engine {
+        let config = SearchConfig {
+            threads: settings.threads.max(1),
+            seed: settings.seed,
+            resign_threshold: settings.resign_threshold,
+            ..SearchConfig::default()
+        };
         Engine {
+            search: Search::new(Arc::clone(&eval), config),
             eval,
             settings,
-            analysis: None,
-            eval_cost: Cell::new(Duration::ZERO),
+            batch_cost: Duration::ZERO,
+            last_reused: false,
+            last_result: None,
+            status_cache: None,
         }
     }
 
@@ -96,15 +167,46 @@ impl Engine {
         &self.settings
     }
 
-    /// Where [`Engine::genmove`] sends its analysis as it thinks (`None`:
-    /// nowhere). Send errors are ignored.
-    pub fn set_analysis_sender(&mut self, tx: Option<Sender<AnalysisInfo>>) {
-        self.analysis = tx;
+    /// Whether the last search started from a kept subtree.
+    pub fn last_reused(&self) -> bool {
+        self.last_reused
     }
 
-    /// Chooses a move for `color` in the current position of `game` within
-    /// `budget` (or until `stop` is set). Never an illegal move, never an
-    /// own eye; see the module docs for when it passes.
+    /// The last genmove's search, if it searched.
+    pub fn last_result(&self) -> Option<&SearchResult> {
+        self.last_result.as_ref()
+    }
+
+    /// Puts the game's position, with `color` to move, on the search.
+    /// Returns whether the tree was reused.
+    fn set_root(&mut self, game: &Game, color: Color) -> bool {
+        let mut root = game.position().clone();
+        let prev = if root.to_move() == color {
+            game.prev_boards(PREV_BOARDS)
+        } else {
+            // An edit of the side to move: the search sees a fresh segment;
+            // legality is checked against the game's history afterwards.
+            root.set_to_move(color);
+            Vec::new()
+        };
+        let reused = self
+            .search
+            .set_position(root, game.recent_moves(RECENT_MOVES));
+        self.search.set_eval_context(prev, game.handicap_points());
+        self.last_reused = reused;
+        reused
+    }
+
+    fn limits(&self, time: Option<Duration>) -> Limits {
+        Limits {
+            visits: self.settings.visits,
+            playouts: self.settings.playouts,
+            time,
+        }
+    }
+
+    /// Chooses a move for `color` within a fixed `budget` (no stretching),
+    /// or until `stop` is set. Never an illegal move, never an own eye.
     pub fn genmove(
         &mut self,
         game: &Game,
@@ -112,270 +214,290 @@ impl Engine {
         budget: Duration,
         stop: &AtomicBool,
     ) -> Move {
-        self.genmove_with(game, color, budget, stop, GenmoveOptions::default())
+        let time = Some(MoveTime::fixed(budget));
+        self.genmove_with(game, color, time, stop, GenmoveOptions::default(), None)
+            .mv
     }
 
-    /// [`Engine::genmove`] with options.
+    /// Chooses a move for `color` in the current position of `game`; see
+    /// the module docs. `progress` sees the search every
+    /// `opts.report_every` (genmove_analyze).
     pub fn genmove_with(
         &mut self,
         game: &Game,
         color: Color,
-        budget: Duration,
+        time: Option<MoveTime>,
         stop: &AtomicBool,
         opts: GenmoveOptions,
-    ) -> Move {
-        let deadline = Instant::now() + self.cap(budget);
+        progress: Option<&mut dyn FnMut(&AnalysisSnapshot)>,
+    ) -> Generated {
         let pos = game.position();
         let size = pos.size();
+        self.last_result = None;
         if game.move_count() > 4 * size * size {
-            return Move::Pass;
+            return Generated::plain(Move::Pass, Some(PassReason::NothingToPlay));
         }
         let cands = meaningful_moves(pos, color, opts.cleanup);
         if cands.is_empty() {
-            return Move::Pass;
+            return Generated::plain(Move::Pass, Some(PassReason::Settled));
         }
         let opponent_passed = pos.last_move() == Some((color.opp(), Move::Pass));
-        if !opts.cleanup && opponent_passed && count_wins(game, color) {
-            return Move::Pass;
-        }
-        if deadline.saturating_duration_since(Instant::now()) < self.eval_cost.get() {
-            // Not even one evaluation fits in the budget: answer at once
-            // rather than lose on time.
-            return emergency_move(pos, color, &cands, self.settings.seed);
-        }
-        let info = self.search(game, color, &cands, deadline, stop);
-        if let Some(tx) = &self.analysis {
-            let _ = tx.send(info.clone());
-        }
-        let chosen = info.moves.first().map_or(Move::Pass, |m| m.mv);
-        // Belt and braces: the candidates were checked, but a future search
-        // must not be able to break the rules either.
-        match chosen {
-            Move::Place(p) if pos.check(color, chosen).is_ok() && !pos.board().is_eye(color, p) => {
-                chosen
+        let time = time.map(|t| match self.settings.max_time {
+            Some(m) => t.capped(m),
+            None => t,
+        });
+        if let Some(t) = time {
+            if t.normal < self.batch_cost || t.hard.is_zero() {
+                // Not even one evaluation fits: answer at once.
+                if opponent_passed && !opts.cleanup && count_wins(game, color) {
+                    return Generated::plain(Move::Pass, Some(PassReason::PassingWins));
+                }
+                let mv = emergency_move(pos, color, &cands, self.settings.seed);
+                return Generated::plain(mv, None);
             }
-            _ => Move::Pass,
+        }
+        self.set_root(game, color);
+        let result = self.search_for(time, opponent_passed, stop, opts, progress);
+        if result.batches > 0 {
+            self.batch_cost = result.elapsed / result.batches as u32;
+        }
+
+        let root = self.search.position().clone();
+        let mut reason = None;
+        let mut mv = None;
+        if opts.cleanup {
+            let own_black = black_view(&result, color);
+            let dead: Vec<_> = status::dead_stones(pos.board(), own_black.as_deref())
+                .into_iter()
+                .filter(|&p| pos.board().get(p) == Some(color.opp()))
+                .collect();
+            if !dead.is_empty() {
+                mv = capture_dead(pos, color, &dead, &cands).or_else(|| {
+                    (result.best != Move::Pass && acceptable(result.best, &cands))
+                        .then_some(result.best)
+                });
+            }
+        }
+        let mv = match mv {
+            Some(mv) => mv,
+            None => {
+                let d = decide(&root, &result);
+                reason = Some(d.reason);
+                d.mv
+            }
+        };
+        // Belt and braces: the search and the passing rules must not be
+        // able to break the rules either.
+        let mv = if acceptable(mv, &cands) {
+            mv
+        } else {
+            result
+                .moves
+                .iter()
+                .map(|m| m.mv)
+                .find(|&m| m != Move::Pass && acceptable(m, &cands))
+                .unwrap_or_else(|| emergency_move(pos, color, &cands, self.settings.seed))
+        };
+        let resign = result.resign && !opts.cleanup && self.settings.resign_threshold.is_some();
+        self.last_result = Some(result.clone());
+        Generated {
+            mv,
+            resign,
+            reason,
+            result: Some(result),
         }
     }
 
-    /// Analysis of the current position for `color`: the ranked
-    /// candidates. Emits to `emit` at least once and then every `interval`
-    /// until `stop` is set or `emit` returns `false`. Blocks meanwhile.
+    /// Runs the search for one move under the time policy of the module
+    /// docs.
+    fn search_for(
+        &mut self,
+        time: Option<MoveTime>,
+        opponent_passed: bool,
+        stop: &AtomicBool,
+        opts: GenmoveOptions,
+        progress: Option<&mut dyn FnMut(&AnalysisSnapshot)>,
+    ) -> SearchResult {
+        let mut progress = progress;
+        let every = opts.report_every.unwrap_or(Duration::from_secs(1));
+        let reporting = progress.is_some();
+        let mut relay = |snap: &AnalysisSnapshot| {
+            if let Some(p) = progress.as_mut() {
+                p(snap);
+            }
+        };
+        let Some(t) = time else {
+            let s = &self.settings;
+            let fixed = s
+                .max_time
+                .or(if s.visits.is_none() && s.playouts.is_none() {
+                    Some(s.default_time)
+                } else {
+                    None
+                });
+            let limits = self.limits(fixed);
+            let cb = reporting.then_some(&mut relay as &mut dyn FnMut(&AnalysisSnapshot));
+            return self.search.run(&limits, stop, cb, every);
+        };
+        let start = Instant::now();
+        let first = if opponent_passed {
+            scale(t.normal, uncertainty_factor(1.0, true), t.hard)
+        } else {
+            t.normal / 2
+        };
+        let limits = self.limits(Some(first));
+        let cb = reporting.then_some(&mut relay as &mut dyn FnMut(&AnalysisSnapshot));
+        let result = self.search.run(&limits, stop, cb, every);
+        if stop.load(Ordering::Relaxed) || opponent_passed || self.limit_reached(&result) {
+            return result;
+        }
+        let total: u64 = result.moves.iter().map(|m| m.visits).sum();
+        let share = match result.moves.first() {
+            Some(m) if total > 0 => m.visits as f32 / total as f32,
+            _ => 1.0,
+        };
+        let target = scale(t.normal, uncertainty_factor(share, false), t.hard);
+        let left = target.saturating_sub(start.elapsed());
+        if left < Duration::from_millis(1) || left < self.batch_cost {
+            return result;
+        }
+        let mut limits = self.limits(Some(left));
+        limits.playouts = limits.playouts.map(|p| p.saturating_sub(result.playouts));
+        let cb = reporting.then_some(&mut relay as &mut dyn FnMut(&AnalysisSnapshot));
+        let mut more = self.search.run(&limits, stop, cb, every);
+        more.playouts += result.playouts;
+        more.batches += result.batches;
+        more.elapsed = start.elapsed();
+        more
+    }
+
+    fn limit_reached(&self, r: &SearchResult) -> bool {
+        self.settings.visits.is_some_and(|v| r.visits >= v)
+            || self.settings.playouts.is_some_and(|p| r.playouts >= p)
+    }
+
+    /// Analysis of the current position for `color`: `emit` sees the
+    /// search every `interval` and once more at the end, until `stop` is
+    /// set or `emit` returns `false`. Blocks meanwhile. The tree stays for
+    /// the next move.
     pub fn analyze(
         &mut self,
         game: &Game,
         color: Color,
         interval: Duration,
         stop: &AtomicBool,
-        emit: &mut dyn FnMut(&AnalysisInfo) -> bool,
+        emit: &mut dyn FnMut(&AnalysisSnapshot) -> bool,
     ) {
-        let cands = meaningful_moves(game.position(), color, false);
-        let never = Instant::now() + Duration::from_secs(3600);
-        let info = self.search(game, color, &cands, never, &AtomicBool::new(false));
-        let interval = interval.max(Duration::from_millis(10));
-        loop {
-            if !emit(&info) {
-                return;
-            }
-            let next = Instant::now() + interval;
-            while Instant::now() < next {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-        }
-    }
-
-    fn cap(&self, budget: Duration) -> Duration {
-        match self.settings.max_time {
-            Some(m) => budget.min(m),
-            None => budget,
-        }
-    }
-
-    /// The one-ply look-ahead: ranks `cands` (legal, meaningful points for
-    /// `color`) and returns them best first, with a pass at the end.
-    pub fn search(
-        &self,
-        game: &Game,
-        color: Color,
-        cands: &[Point],
-        deadline: Instant,
-        stop: &AtomicBool,
-    ) -> AnalysisInfo {
-        let size = game.size();
-        let mut root = game.position().clone();
-        if root.to_move() != color {
-            // The evaluator wants `color` to move. The real legality checks
-            // use the game's own position and history.
-            root.set_to_move(color);
-        }
-        let recent = game.recent_moves(RECENT_MOVES);
-        let t0 = Instant::now();
-        let root_out = self
-            .eval
-            .evaluate(&[EvalInput::new(root.clone()).with_recent(recent.clone())])
-            .pop()
-            .expect("one output per input");
-        // What one evaluation costs: batches below are sized to fit the
-        // time left (conservatively, as if a batch cost that per input).
-        let per_eval = t0.elapsed().max(Duration::from_micros(1));
-        self.eval_cost.set(per_eval);
-        let root_winrate = root_out.value[0] + 0.5 * root_out.value[2];
-        let mut moves: Vec<MoveInfo> = cands
-            .iter()
-            .map(|&p| MoveInfo::unvisited(Move::Place(p), root_out.policy[p.dense(size)]))
-            .collect();
-        let total: f32 = moves.iter().map(|m| m.prior).sum();
-        for m in &mut moves {
-            m.prior = if total > 0.0 {
-                m.prior / total
-            } else {
-                1.0 / cands.len() as f32
-            };
-        }
-        moves.sort_by(|a, b| {
-            b.prior
-                .total_cmp(&a.prior)
-                .then_with(|| policy_index(a.mv, size).cmp(&policy_index(b.mv, size)))
-        });
-        let k = self.settings.candidates.min(moves.len());
-        let batch = self.eval.max_batch().max(1);
-        let mut done = 0;
-        while done < k && !stop.load(Ordering::Relaxed) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let fit = (left.as_nanos() / per_eval.as_nanos()) as usize;
-            if fit == 0 {
-                break;
-            }
-            let end = (done + batch.min(fit)).min(k);
-            let inputs: Vec<EvalInput> = moves[done..end]
-                .iter()
-                .map(|m| {
-                    let mut child = root.clone();
-                    // Legal in the game's position (checked above); the
-                    // root may differ only in whose ko point applies.
-                    let _ = child.play_disputed(color, m.mv);
-                    let mut r = recent.clone();
-                    r.push((color, m.mv));
-                    if r.len() > RECENT_MOVES {
-                        r.remove(0);
-                    }
-                    EvalInput::new(child).with_recent(r)
-                })
-                .collect();
-            for (m, out) in moves[done..end]
-                .iter_mut()
-                .zip(evaluate_all(self.eval.as_ref(), &inputs))
-            {
-                m.visits = 1;
-                m.winrate = out.value[1] + 0.5 * out.value[2];
-                m.lcb = m.winrate;
-                m.score_lead = -out.score_lead;
-            }
-            done = end;
-        }
-        let best_prior = moves.first().map_or(1.0, |m| m.prior).max(1e-9);
-        let key = |m: &MoveInfo| {
-            if m.visits > 0 {
-                1.0 + 0.5 * m.winrate + 0.5 * m.prior / best_prior
-            } else {
-                m.prior / best_prior
+        self.set_root(game, color);
+        // A first child visit, so there is a move to report even when
+        // stopped at once.
+        let never = AtomicBool::new(false);
+        let _ = self.search.run(&Limits::visits(2), &never, None, interval);
+        let mut open = true;
+        let mut progress = |snap: &AnalysisSnapshot| {
+            if open && !emit(snap) {
+                open = false;
+                stop.store(true, Ordering::SeqCst);
             }
         };
-        moves.sort_by(|a, b| {
-            key(b)
-                .total_cmp(&key(a))
-                .then_with(|| policy_index(a.mv, size).cmp(&policy_index(b.mv, size)))
-        });
-        for (i, m) in moves.iter_mut().enumerate() {
-            m.order = i;
-            if m.visits == 0 {
-                m.winrate = root_winrate;
-                m.lcb = 0.0;
-                m.score_lead = root_out.score_lead;
-            }
-        }
-        let mut pass = MoveInfo::unvisited(Move::Pass, root_out.policy[size * size]);
-        pass.order = moves.len();
-        pass.winrate = root_winrate;
-        moves.push(pass);
-        let ownership = root_out.ownership.map(|o| {
-            if color == Color::White {
-                o.into_iter().map(|x| -x).collect()
-            } else {
-                o
-            }
-        });
-        AnalysisInfo {
-            visits: done as u32,
-            moves,
-            root_winrate,
-            root_score_lead: root_out.score_lead,
-            ownership,
+        let interval = interval.max(Duration::from_millis(10));
+        let result = self
+            .search
+            .run(&Limits::unlimited(), stop, Some(&mut progress), interval);
+        if open {
+            let mut snap = self.search.snapshot();
+            snap.elapsed = result.elapsed;
+            let _ = emit(&snap);
         }
     }
 
-    /// Stones this engine considers dead in `pos` (C8); see
-    /// [`status::dead_stones`].
-    pub fn dead_stones(&self, pos: &Position) -> Vec<Point> {
-        status::dead_stones(self.eval.as_ref(), pos)
+    /// Pondering: searches the current position (the opponent to move)
+    /// until `stop` is set; the tree is kept for our next move.
+    pub fn ponder(&mut self, game: &Game, stop: &AtomicBool) {
+        if game.is_over() {
+            return;
+        }
+        self.set_root(game, game.to_move());
+        let _ = self.search.ponder(stop);
     }
 
-    /// The score of the game as it stands, with [`Engine::dead_stones`]
-    /// removed.
-    pub fn final_score(&self, game: &Game) -> Score {
+    /// Dead, seki and alive stones of the game's position (C8), from a
+    /// short search's ownership and Benson; cached until the game changes.
+    pub fn end_status(&mut self, game: &Game) -> EndStatus {
+        let key = (game.revision(), game.position().hash());
+        if let Some((k, st)) = &self.status_cache {
+            if *k == key {
+                return st.clone();
+            }
+        }
+        let (result, to_move) = self.short_search(game);
+        let own = black_view(&result, to_move);
+        let st = status::assess(game.position().board(), own.as_deref());
+        self.status_cache = Some((key, st.clone()));
+        st
+    }
+
+    /// The score a referee would give the game as it stands (Chinese
+    /// counting, dead stones by [`Engine::end_status`]).
+    pub fn final_score(&mut self, game: &Game) -> Score {
+        let st = self.end_status(game);
         let pos = game.position();
-        let dead = self.dead_stones(pos);
-        Score::new(pos.board(), &dead, pos.rules().komi, game.handicap_points())
+        st.score(pos.board(), pos.rules().komi, game.handicap_points())
+    }
+
+    /// Judges the game as it stands with a search of `visits` visits (A3).
+    pub fn judge(&mut self, game: &Game, visits: u64) -> Judgement {
+        let to_move = game.to_move();
+        self.set_root(game, to_move);
+        let never = AtomicBool::new(false);
+        let result = self.search.run(
+            &Limits::visits(visits.max(1)),
+            &never,
+            None,
+            Duration::from_secs(3600),
+        );
+        let own = black_view(&result, to_move).unwrap_or_default();
+        let sign = if to_move == Color::Black { 1.0 } else { -1.0 };
+        let winrate = if to_move == Color::Black {
+            result.winrate
+        } else {
+            1.0 - result.winrate
+        };
+        let pos = game.position();
+        Judgement {
+            visits: result.visits,
+            moves: game.move_count(),
+            ..Judgement::new(
+                pos.board(),
+                &own,
+                pos.rules().komi,
+                game.handicap_points(),
+                winrate,
+                sign * result.score_lead,
+            )
+        }
+    }
+
+    /// The short search behind end-of-game judgements, and who was to move.
+    fn short_search(&mut self, game: &Game) -> (SearchResult, Color) {
+        let to_move = game.to_move();
+        self.set_root(game, to_move);
+        let never = AtomicBool::new(false);
+        let limits = Limits::visits(self.settings.status_visits.max(1));
+        let r = self
+            .search
+            .run(&limits, &never, None, Duration::from_secs(3600));
+        (r, to_move)
     }
 }
 
-/// The points where `color` may play and a stone means something: legal,
-/// not an own eye, not inside either side's pass-alive area (in cleanup
-/// mode, points of our own area next to enemy stones stay, so dead stones
-/// can be captured). Sorted by point.
-pub fn meaningful_moves(pos: &Position, color: Color, cleanup: bool) -> Vec<Point> {
-    let board = pos.board();
-    let own = pass_alive(board, color);
-    let theirs = pass_alive(board, color.opp());
-    let mut out: Vec<Point> = board
-        .empty_points()
-        .filter(|&p| !board.is_eye(color, p))
-        .filter(|&p| !theirs.owns(p))
-        .filter(|&p| !own.owns(p) || (cleanup && touches(board, p, color.opp())))
-        .filter(|&p| pos.check(color, Move::Place(p)).is_ok())
-        .collect();
-    out.sort();
-    out
-}
-
-/// A move chosen without the evaluator, for when there is no time: the
-/// candidate capturing the most stones, else one picked by a hash of the
-/// position and the seed. `cands` must not be empty.
-fn emergency_move(pos: &Position, color: Color, cands: &[Point], seed: u64) -> Move {
-    let board = pos.board();
-    let captured = |p: Point| -> usize {
-        p.neighbors()
-            .iter()
-            .filter(|&&n| board.get(n) == Some(color.opp()) && board.liberties(n) == 1)
-            .map(|&n| board.string_size(n))
-            .sum()
-    };
-    let best = cands.iter().copied().max_by_key(|&p| captured(p));
-    let pick = match best {
-        Some(p) if captured(p) > 0 => p,
-        _ => {
-            let h = (pos.hash() ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            cands[(h >> 33) as usize % cands.len()]
-        }
-    };
-    Move::Place(pick)
-}
-
-fn touches(board: &Board, p: Point, c: Color) -> bool {
-    p.neighbors().iter().any(|&n| board.get(n) == Some(c))
+/// The result's ownership turned to Black's view (+1: Black owns).
+fn black_view(result: &SearchResult, to_move: Color) -> Option<Vec<f32>> {
+    let own = result.ownership.as_ref()?;
+    Some(match to_move {
+        Color::Black => own.clone(),
+        Color::White => own.iter().map(|x| -x).collect(),
+    })
 }
 
 /// Whether `color` wins the area count with the stones as they are, minus
@@ -392,12 +514,15 @@ pub fn count_wins(game: &Game, color: Color) -> bool {
 mod tests {
     use super::*;
     use crate::eval::fake::{HeuristicEvaluator, UniformEvaluator};
-    use crate::rules::Ruleset;
+    use crate::rules::{Point, Ruleset};
 
     fn engine() -> Engine {
         Engine::new(
-            Arc::new(HeuristicEvaluator::new(3)),
-            EngineSettings::default(),
+            Arc::new(HeuristicEvaluator::new(3).with_playouts(4)),
+            EngineSettings {
+                visits: Some(32),
+                ..EngineSettings::default()
+            },
         )
     }
 
@@ -405,14 +530,20 @@ mod tests {
     fn plays_legal_moves_to_the_end() {
         for eval in [
             Arc::new(UniformEvaluator) as Arc<dyn Evaluator>,
-            Arc::new(HeuristicEvaluator::new(5).with_playouts(4)),
+            Arc::new(HeuristicEvaluator::new(5).with_playouts(2)),
         ] {
-            let mut e = Engine::new(eval, EngineSettings::default());
+            let mut e = Engine::new(
+                eval,
+                EngineSettings {
+                    visits: Some(16),
+                    ..EngineSettings::default()
+                },
+            );
             let mut g = Game::new(7, Ruleset::chinese()).unwrap();
             let stop = AtomicBool::new(false);
             while !g.is_over() {
                 let c = g.to_move();
-                let mv = e.genmove(&g, c, Duration::from_millis(50), &stop);
+                let mv = e.genmove(&g, c, Duration::from_secs(5), &stop);
                 if let Move::Place(p) = mv {
                     assert!(!g.position().board().is_eye(c, p));
                 }

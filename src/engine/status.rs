@@ -1,12 +1,75 @@
-//! Which stones are dead at the end of a game (C8): stones inside the
-//! opponent's pass-alive area are dead, pass-alive stones are alive, and
-//! for the rest the evaluator's ownership decides (a string is dead when,
-//! on average, the opponent owns its points). Without an ownership
-//! estimate only the pass-alive rule applies.
+//! Which stones are dead, alive or in seki at the end of a game (C8), and
+//! the score a referee counting under Chinese rules would give.
+//!
+//! [`assess`] is pure: it takes the board and an ownership map (Black's
+//! view, +1 = Black owns, dense order) from a short search of the position
+//! ([`crate::engine::Engine::end_status`] runs it):
+//! 1. stones inside the opponent's pass-alive territory (Benson) are dead;
+//!    pass-alive stones are alive;
+//! 2. any other string is dead when, on average over its stones, the
+//!    opponent owns its points by more than [`DEAD_BELOW`] (without an
+//!    ownership map only rule 1 applies);
+//! 3. of the living strings, those next to a shared liberty that neither
+//!    side can fill without putting itself in atari (with the dead stones
+//!    removed) are in seki; the rest are alive.
+//!
+//! The count ([`EndStatus::score`]) is the area count with the dead stones
+//! removed, as a referee makes it: an empty region reached by one colour
+//! is that colour's; in a region reached by both (unfilled dame), each
+//! point goes to the side that owns it by at least [`DECIDED`] (the dame a
+//! referee would have the players fill, such as the point in front of a
+//! wall that opens into a player's territory), and the rest is split half
+//! each.
 
-use crate::eval::{EvalInput, Evaluator};
 use crate::rules::benson::pass_alive;
-use crate::rules::{Board, Color, Point, Position};
+use crate::rules::score::{area_with_owners, Score};
+use crate::rules::{Board, Color, Point, CELLS};
+
+pub use super::judge::DECIDED;
+
+/// A string whose mean ownership (from its own colour's view) is below
+/// this is dead.
+pub const DEAD_BELOW: f32 = -0.3;
+
+/// The status of every stone at the end of a game, each list sorted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndStatus {
+    pub dead: Vec<Point>,
+    pub seki: Vec<Point>,
+    pub alive: Vec<Point>,
+    /// Black's-view ownership the judgement came from (empty if none).
+    pub ownership: Vec<f32>,
+}
+
+impl EndStatus {
+    /// The referee's area score; see the module docs.
+    pub fn score(&self, board: &Board, komi: f32, handicap_points: f32) -> Score {
+        let size = board.size();
+        let (mut count, owners) = area_with_owners(board, &self.dead);
+        if self.ownership.len() == size * size {
+            for p in board.points() {
+                let empty = board.is_empty(p) || self.dead.binary_search(&p).is_ok();
+                if !empty || owners[p.index()].is_some() {
+                    continue;
+                }
+                let o = self.ownership[p.dense(size)];
+                if o >= DECIDED {
+                    count.dame -= 1;
+                    count.black_territory += 1;
+                } else if o <= -DECIDED {
+                    count.dame -= 1;
+                    count.white_territory += 1;
+                }
+            }
+        }
+        Score {
+            count,
+            size,
+            komi,
+            handicap_points,
+        }
+    }
+}
 
 /// Stones inside the other colour's pass-alive territory.
 pub fn settled_dead(board: &Board) -> Vec<Point> {
@@ -23,21 +86,17 @@ pub fn settled_dead(board: &Board) -> Vec<Point> {
         .collect()
 }
 
-/// The dead stones of `pos`, sorted by point.
-pub fn dead_stones(eval: &dyn Evaluator, pos: &Position) -> Vec<Point> {
-    let board = pos.board();
-    let size = pos.size();
+/// The dead stones of `board` (rules 1 and 2 of the module docs), sorted.
+/// `own_black` is Black's-view ownership in dense order, if known.
+pub fn dead_stones(board: &Board, own_black: Option<&[f32]>) -> Vec<Point> {
+    let size = board.size();
+    let own_black = own_black.filter(|o| o.len() == size * size);
     let pa = [
         pass_alive(board, Color::Black),
         pass_alive(board, Color::White),
     ];
-    let ownership = eval
-        .evaluate(&[EvalInput::new(pos.clone())])
-        .pop()
-        .and_then(|o| o.ownership);
-    let mover = pos.to_move();
     let mut dead = Vec::new();
-    let mut seen = vec![false; crate::rules::CELLS];
+    let mut seen = vec![false; CELLS];
     for p in board.points() {
         let Some(c) = board.get(p) else { continue };
         if seen[p.index()] {
@@ -51,15 +110,14 @@ pub fn dead_stones(eval: &dyn Evaluator, pos: &Position) -> Vec<Point> {
             true
         } else if pa[c.index()].stones[p.index()] {
             false
-        } else if let Some(own) = &ownership {
-            // Ownership is from the player to move's view.
-            let sign = if c == mover { 1.0 } else { -1.0 };
+        } else if let Some(own) = own_black {
+            let sign = if c == Color::Black { 1.0 } else { -1.0 };
             let mean: f32 = stones
                 .iter()
                 .map(|s| sign * own[s.dense(size)])
                 .sum::<f32>()
                 / stones.len() as f32;
-            mean < -0.3
+            mean < DEAD_BELOW
         } else {
             false
         };
@@ -69,4 +127,88 @@ pub fn dead_stones(eval: &dyn Evaluator, pos: &Position) -> Vec<Point> {
     }
     dead.sort();
     dead
+}
+
+/// Dead, seki and alive stones; see the module docs.
+pub fn assess(board: &Board, own_black: Option<&[f32]>) -> EndStatus {
+    let dead = dead_stones(board, own_black);
+    let mut live = board.clone();
+    for &p in &dead {
+        live.set(p, None);
+    }
+    let pa = [
+        pass_alive(&live, Color::Black),
+        pass_alive(&live, Color::White),
+    ];
+    // Shared liberties neither side can fill safely.
+    let mut seki_mark = vec![false; CELLS];
+    for p in live.empty_points() {
+        let touches = |c: Color| p.neighbors().iter().any(|&n| live.get(n) == Some(c));
+        if !(touches(Color::Black) && touches(Color::White)) {
+            continue;
+        }
+        let self_atari = |c: Color| -> bool {
+            if !live.is_pseudo_legal(c, p, false) {
+                return true;
+            }
+            let mut b = live.clone();
+            b.place(c, p);
+            b.get(p) != Some(c) || b.liberties(p) <= 1
+        };
+        if self_atari(Color::Black) && self_atari(Color::White) {
+            for n in p.neighbors() {
+                if let Some(c) = live.get(n) {
+                    if !pa[c.index()].stones[n.index()] {
+                        for s in live.string_stones(n) {
+                            seki_mark[s.index()] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut seki = Vec::new();
+    let mut alive = Vec::new();
+    for p in live.points().filter(|&p| live.get(p).is_some()) {
+        if seki_mark[p.index()] {
+            seki.push(p);
+        } else {
+            alive.push(p);
+        }
+    }
+    seki.sort();
+    alive.sort();
+    EndStatus {
+        dead,
+        seki,
+        alive,
+        ownership: own_black.map(<[f32]>::to_vec).unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(rows: &[&str]) -> Board {
+        let mut b = Board::new(rows.len());
+        for (y, r) in rows.iter().enumerate() {
+            for (x, ch) in r.chars().enumerate() {
+                match ch {
+                    'X' => b.set(Point::new(x, y), Some(Color::Black)),
+                    'O' => b.set(Point::new(x, y), Some(Color::White)),
+                    _ => {}
+                }
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn a_stone_in_pass_alive_territory_is_dead() {
+        let b = board(&["X.XO.", "XXXOO", ".XXO.", "XOXOO", "X.XO."]);
+        let st = assess(&b, None);
+        assert_eq!(st.dead, vec![Point::new(1, 3)]);
+        assert!(st.seki.is_empty());
+    }
 }

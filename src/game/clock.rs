@@ -1,102 +1,19 @@
-//! Game clocks (A2): no limit, absolute (sudden death), Japanese byo-yomi
-//! and Canadian overtime, one [`PlayerClock`] per colour.
+//! Game clocks (A2): the bookkeeping for no limit, absolute (sudden
+//! death), Japanese byo-yomi, Canadian overtime and Fischer increments, one
+//! [`PlayerClock`] per colour.
 //!
 //! The engine charges its own thinking time with [`Clock::charge`]; a
 //! controller keeps both clocks in step with `time_left`
 //! ([`Clock::sync`]), which always wins over our own bookkeeping.
-//! [`Clock::budget`] turns the remaining time into a per-move budget that
-//! keeps a lag buffer and never exceeds what is left.
+//! [`Clock::move_time`] hands the remaining time to the one budget policy,
+//! [`crate::search::time`], which keeps the lag buffer and never allows
+//! more than what is left.
 
 use std::time::Duration;
 
 use crate::rules::Color;
-
-/// The time system and its parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimeControl {
-    /// No limit.
-    None,
-    /// Sudden death: `main` for the whole game.
-    Absolute { main: Duration },
-    /// Japanese byo-yomi: `main`, then `periods` periods of `period` each;
-    /// a period is used up only when a move takes longer than it.
-    ByoYomi {
-        main: Duration,
-        period: Duration,
-        periods: u32,
-    },
-    /// Canadian: `main`, then `stones` moves in every `period`.
-    Canadian {
-        main: Duration,
-        period: Duration,
-        stones: u32,
-    },
-}
-
-impl TimeControl {
-    /// From GTP `time_settings main byo stones` (seconds): `byo == 0`
-    /// means absolute time (no limit when `main` is 0 as well), `stones ==
-    /// 0` with `byo > 0` means no limit; otherwise Canadian.
-    pub fn from_gtp(main: Duration, byo: Duration, stones: u32) -> TimeControl {
-        if byo.is_zero() {
-            if main.is_zero() {
-                TimeControl::None
-            } else {
-                TimeControl::Absolute { main }
-            }
-        } else if stones == 0 {
-            TimeControl::None
-        } else {
-            TimeControl::Canadian {
-                main,
-                period: byo,
-                stones,
-            }
-        }
-    }
-
-    /// A short description such as `byoyomi 600 30 5`, the same words
-    /// `kgs-time_settings` uses (seconds).
-    pub fn describe(&self) -> String {
-        let s = |d: &Duration| fmt_secs(*d);
-        match self {
-            TimeControl::None => "none".to_string(),
-            TimeControl::Absolute { main } => format!("absolute {}", s(main)),
-            TimeControl::ByoYomi {
-                main,
-                period,
-                periods,
-            } => format!("byoyomi {} {} {periods}", s(main), s(period)),
-            TimeControl::Canadian {
-                main,
-                period,
-                stones,
-            } => format!("canadian {} {} {stones}", s(main), s(period)),
-        }
-    }
-
-    /// Parses [`TimeControl::describe`]'s output.
-    pub fn parse(text: &str) -> Option<TimeControl> {
-        let w: Vec<&str> = text.split_whitespace().collect();
-        let d = |i: usize| w.get(i).and_then(|t| parse_secs(t));
-        let n = |i: usize| w.get(i).and_then(|t| t.parse::<u32>().ok());
-        match *w.first()? {
-            "none" => Some(TimeControl::None),
-            "absolute" => Some(TimeControl::Absolute { main: d(1)? }),
-            "byoyomi" => Some(TimeControl::ByoYomi {
-                main: d(1)?,
-                period: d(2)?,
-                periods: n(3)?,
-            }),
-            "canadian" => Some(TimeControl::Canadian {
-                main: d(1)?,
-                period: d(2)?,
-                stones: n(3)?,
-            }),
-            _ => None,
-        }
-    }
-}
+use crate::search::time::move_time;
+pub use crate::search::time::{parse_secs, MoveTime, TimeControl};
 
 /// One player's remaining time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,8 +38,6 @@ pub struct Clock {
     /// Safety margin kept back from every budget for network and process
     /// lag.
     pub lag: Duration,
-    /// Budget per move when there is no time limit.
-    pub unlimited_budget: Duration,
 }
 
 impl Default for Clock {
@@ -138,7 +53,6 @@ impl Clock {
             control,
             players: [PlayerClock::fresh(&control); 2],
             lag,
-            unlimited_budget: Duration::from_secs(1),
         };
         c.reset();
         c
@@ -200,7 +114,12 @@ impl Clock {
             {
                 p.period_left = period;
             }
-            if time.is_zero() && matches!(control, TimeControl::Absolute { .. }) {
+            if time.is_zero()
+                && matches!(
+                    control,
+                    TimeControl::Absolute { .. } | TimeControl::Fischer { .. }
+                )
+            {
                 p.flagged = true;
             }
         } else {
@@ -217,6 +136,15 @@ impl Clock {
     pub fn charge(&mut self, color: Color, used: Duration) {
         let control = self.control;
         let p = &mut self.players[color.index()];
+        if let TimeControl::Fischer { increment, .. } = control {
+            if used > p.main_left {
+                p.flagged = true;
+                p.main_left = Duration::ZERO;
+            } else {
+                p.main_left = p.main_left - used + increment;
+            }
+            return;
+        }
         let over = if used <= p.main_left {
             p.main_left -= used;
             return;
@@ -227,7 +155,7 @@ impl Clock {
         };
         match control {
             TimeControl::None => {}
-            TimeControl::Absolute { .. } => p.flagged = true,
+            TimeControl::Absolute { .. } | TimeControl::Fischer { .. } => p.flagged = true,
             TimeControl::ByoYomi { period, .. } => {
                 // Each whole period overrun costs one period.
                 let mut over = over;
@@ -256,44 +184,27 @@ impl Clock {
         }
     }
 
-    /// How long `color` may think about its next move, with `empty` empty
-    /// points on the board: a share of the main time for the expected
-    /// remaining moves, or the overtime allowance, minus the lag buffer,
-    /// and never more than the time left.
-    pub fn budget(&self, color: Color, empty: usize) -> Duration {
+    /// How long `color` may think about its next move, `move_number`
+    /// plies into a game on a board of `size`: the time left in the current
+    /// phase as GTP `time_left` would report it, handed to
+    /// [`crate::search::time::move_time`]. `None` without a time limit.
+    pub fn move_time(&self, color: Color, move_number: u32, size: usize) -> Option<MoveTime> {
         let p = &self.players[color.index()];
-        let moves_left = (empty as u32 / 3).max(12);
-        let lag = self.lag;
-        let minus_lag = |d: Duration| d.saturating_sub(lag);
-        match self.control {
-            TimeControl::None => self.unlimited_budget,
-            TimeControl::Absolute { .. } => {
-                let share = p.main_left / moves_left;
-                share.min(minus_lag(p.main_left))
-            }
-            TimeControl::ByoYomi { .. } => {
-                let overtime = if p.periods_left > 0 {
-                    p.period_left
-                } else {
-                    Duration::ZERO
-                };
-                if p.main_left.is_zero() {
-                    minus_lag(overtime)
-                } else {
-                    let share = p.main_left / moves_left + overtime / 2;
-                    share.min(minus_lag(p.main_left + overtime))
-                }
-            }
-            TimeControl::Canadian { .. } => {
-                if p.main_left.is_zero() {
-                    let stones = p.stones_left.max(1);
-                    minus_lag(p.period_left / stones).min(minus_lag(p.period_left))
-                } else {
-                    let share = p.main_left / moves_left;
-                    share.min(minus_lag(p.main_left))
-                }
-            }
-        }
+        let (remaining, periods) = match self.control {
+            TimeControl::None => return None,
+            TimeControl::Absolute { .. } | TimeControl::Fischer { .. } => (p.main_left, 0),
+            _ if !p.main_left.is_zero() => (p.main_left, 0),
+            TimeControl::ByoYomi { .. } => (p.period_left, p.periods_left.max(1)),
+            TimeControl::Canadian { .. } => (p.period_left, p.stones_left.max(1)),
+        };
+        Some(move_time(
+            &self.control,
+            remaining,
+            periods,
+            move_number,
+            size,
+            self.lag,
+        ))
     }
 
     /// One line per colour for people: `Black: 59:58, 5 x 30s`.
@@ -362,6 +273,10 @@ impl PlayerClock {
                 stones_left: stones,
                 ..zero
             },
+            TimeControl::Fischer { main, .. } => PlayerClock {
+                main_left: main,
+                ..zero
+            },
         }
     }
 
@@ -396,24 +311,6 @@ impl PlayerClock {
     }
 }
 
-/// Seconds with up to three decimals: `3600`, `0.5`.
-fn fmt_secs(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}", ms / 1000)
-    } else {
-        format!("{}.{:03}", ms / 1000, ms % 1000)
-            .trim_end_matches('0')
-            .to_string()
-    }
-}
-
-/// Parses a non-negative, finite number of seconds (at most ten years).
-pub fn parse_secs(text: &str) -> Option<Duration> {
-    let x: f64 = text.parse().ok()?;
-    (x.is_finite() && (0.0..=3.2e8).contains(&x)).then(|| Duration::from_secs_f64(x))
-}
-
 /// `m:ss` for people.
 fn fmt_clock(d: Duration) -> String {
     let s = d.as_secs();
@@ -433,8 +330,8 @@ mod tests {
             Duration::from_millis(200),
         );
         let mut total = Duration::ZERO;
-        for _ in 0..200 {
-            let b = c.budget(Color::Black, 40);
+        for ply in 0..200 {
+            let b = c.move_time(Color::Black, 2 * ply, 9).unwrap().normal;
             total += b;
             c.charge(Color::Black, b);
         }
@@ -471,12 +368,36 @@ mod tests {
         assert_eq!(c.player(Color::Black).period_left, S(10));
         assert_eq!(c.player(Color::Black).stones_left, 2);
         c.sync(Color::Black, S(7), 1);
-        assert_eq!(c.budget(Color::Black, 50), S(7));
+        let t = c.move_time(Color::Black, 50, 9).unwrap();
+        assert_eq!(t.hard, S(7));
+        assert!(t.normal <= t.hard && t.normal > S(6));
+    }
+
+    #[test]
+    fn fischer_adds_the_increment_after_each_move() {
+        let mut c = Clock::new(
+            TimeControl::Fischer {
+                main: S(10),
+                increment: S(2),
+            },
+            Duration::ZERO,
+        );
+        c.charge(Color::Black, S(3));
+        assert_eq!(c.player(Color::Black).main_left, S(9));
+        c.charge(Color::Black, S(12));
+        assert!(c.player(Color::Black).flagged);
+        c.sync(Color::White, S(4), 0);
+        let t = c.move_time(Color::White, 10, 9).unwrap();
+        assert!(t.normal > S(1) && t.hard == S(4), "{t:?}");
     }
 
     #[test]
     fn text_round_trips() {
         for tc in [
+            TimeControl::Fischer {
+                main: S(300),
+                increment: S(5),
+            },
             TimeControl::None,
             TimeControl::Absolute { main: S(3600) },
             TimeControl::ByoYomi {
@@ -490,7 +411,6 @@ mod tests {
                 stones: 25,
             },
         ] {
-            assert_eq!(TimeControl::parse(&tc.describe()), Some(tc));
             let p = PlayerClock::fresh(&tc);
             assert_eq!(PlayerClock::from_text(&p.to_text()), Some(p));
         }

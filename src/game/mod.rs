@@ -20,9 +20,9 @@ pub mod display;
 pub mod save;
 
 use crate::rules::handicap::{self, HandicapError};
-use crate::rules::{Color, IllegalMove, Move, Point, Position, RulesError, Ruleset};
+use crate::rules::{Board, Color, IllegalMove, Move, Point, Position, RulesError, Ruleset};
 
-pub use clock::{Clock, PlayerClock, TimeControl};
+pub use clock::{Clock, MoveTime, PlayerClock, TimeControl};
 
 /// One entry of the game's history.
 #[derive(Clone, Debug, PartialEq)]
@@ -171,6 +171,20 @@ impl Game {
             .take(n)
             .collect();
         out.reverse();
+        out
+    }
+
+    /// The boards before the last move, the one before it, … (newest
+    /// first), at most `n`, and only across moves (an edit ends the list):
+    /// what a net's history inputs want next to [`Game::recent_moves`].
+    pub fn prev_boards(&self, n: usize) -> Vec<Board> {
+        let mut out = Vec::new();
+        for i in (0..self.entries.len()).rev() {
+            if out.len() >= n || !matches!(self.entries[i], Entry::Move { .. }) {
+                break;
+            }
+            out.push(self.positions[i].board().clone());
+        }
         out
     }
 

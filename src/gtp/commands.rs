@@ -9,13 +9,15 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::analyze;
+use super::endgame;
 use super::kata_rules;
 use super::session::{Call, Session};
 use crate::engine::GenmoveOptions;
 use crate::game::clock::parse_secs;
-use crate::game::{display, save, GameError, TimeControl};
+use crate::game::{display, save, GameError, MoveTime, TimeControl};
 use crate::rules::handicap;
 use crate::rules::{Color, Move, Point, MAX_SIZE, MIN_SIZE};
+use crate::search::AnalysisSnapshot;
 
 /// A handler's reply: the result text or an error message.
 pub type Reply = Result<String, String>;
@@ -60,10 +62,11 @@ table! {
     "place_free_handicap" => place_free_handicap, "place_free_handicap N: the engine places N handicap stones";
     "set_free_handicap" => set_free_handicap, "set_free_handicap VERTEX...: handicap stones chosen by the controller";
     "time_settings" => time_settings, "time_settings MAIN BYO STONES (seconds; Canadian overtime)";
-    "kgs-time_settings" => kgs_time_settings, "kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD N | canadian MAIN PERIOD STONES";
+    "kgs-time_settings" => kgs_time_settings, "kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD N | canadian MAIN PERIOD STONES | fischer MAIN INCREMENT";
     "time_left" => time_left, "time_left COLOR TIME STONES: synchronise a clock";
-    "final_score" => final_score, "score with dead stones removed: B+n, W+n or 0";
-    "final_status_list" => final_status_list, "final_status_list dead|alive|seki: one string per line";
+    "final_score" => endgame::final_score, "score with dead stones removed: B+n, W+n or 0";
+    "final_status_list" => endgame::final_status_list, "final_status_list dead|alive|seki: one string per line";
+    "tengen-judge" => endgame::judge, "tengen-judge [VISITS]: estimated winner, margin in points and stones, win probability, confidence";
     "loadsgf" => loadsgf, "loadsgf FILE [MOVENUMBER]: load a game (stop before that move)";
     "printsgf" => printsgf, "printsgf [FILE]: the game as SGF (or written to FILE)";
     "showboard" => showboard, "the board, newest stone in parentheses";
@@ -84,7 +87,11 @@ table! {
     "list_stones" => list_stones, "list_stones COLOR: that colour's stones";
     "stop" => stop, "stop analysis (any new line does too)";
     "lz-analyze" => analyze::lz_analyze, "lz-analyze [COLOR] [INTERVAL]: stream analysis until interrupted";
-    "kata-analyze" => analyze::kata_analyze, "kata-analyze [COLOR] [INTERVAL] [ownership true]: stream analysis until interrupted";
+    "kata-analyze" => analyze::kata_analyze, "kata-analyze [COLOR] [INTERVAL] [ownership true] [rootInfo true]: stream analysis until interrupted";
+    "analyze" => analyze::sabaki_analyze, "analyze [COLOR] [INTERVAL]: lz-analyze with scoreLead (Sabaki)";
+    "lz-genmove_analyze" => analyze::lz_genmove_analyze, "lz-genmove_analyze [COLOR] [INTERVAL]: genmove streaming lz-analyze lines, then play MOVE";
+    "kata-genmove_analyze" => analyze::kata_genmove_analyze, "kata-genmove_analyze [COLOR] [INTERVAL] [ownership true]: genmove streaming kata-analyze lines, then play MOVE";
+    "genmove_analyze" => analyze::sabaki_genmove_analyze, "genmove_analyze [COLOR] [INTERVAL]: genmove streaming analyze lines, then play MOVE";
 }
 
 /// The command called `name` (lower-case).
@@ -94,7 +101,7 @@ pub fn find(name: &str) -> Option<&'static CommandSpec> {
 
 // --- Argument helpers ---
 
-fn args_between(call: &Call, min: usize, max: usize, usage: &str) -> Result<(), String> {
+pub(super) fn args_between(call: &Call, min: usize, max: usize, usage: &str) -> Result<(), String> {
     let n = call.args.len();
     if n < min || n > max {
         Err(format!("syntax error: usage: {usage}"))
@@ -103,7 +110,7 @@ fn args_between(call: &Call, min: usize, max: usize, usage: &str) -> Result<(), 
     }
 }
 
-fn color_arg(s: &str) -> Result<Color, String> {
+pub(super) fn color_arg(s: &str) -> Result<Color, String> {
     Color::parse(s).ok_or_else(|| format!("syntax error: invalid color '{}'", short(s)))
 }
 
@@ -146,11 +153,11 @@ fn u32_arg(s: &str) -> Result<u32, String> {
 }
 
 /// At most 40 characters of user input, for messages.
-fn short(s: &str) -> String {
+pub(super) fn short(s: &str) -> String {
     s.chars().take(40).collect()
 }
 
-fn vertices(points: &[Point], size: usize) -> String {
+pub(super) fn vertices(points: &[Point], size: usize) -> String {
     points
         .iter()
         .map(|p| p.to_gtp(size))
@@ -344,20 +351,52 @@ fn play(s: &mut Session, call: &mut Call) -> Reply {
     }
 }
 
-fn generate(s: &mut Session, call: &mut Call, commit: bool, cleanup: bool) -> Reply {
-    args_between(call, 1, 1, "genmove COLOR")?;
-    let color = color_arg(&call.args[0])?;
-    let empty = s.game.position().board().empty_count();
-    let budget = s
+/// Progress output of a genmove that streams analysis.
+pub(super) type Progress<'p> = &'p mut dyn FnMut(&mut Call, &AnalysisSnapshot);
+
+/// Generates a move for `color` with the time the clock allows (counted
+/// from when the command was read); plays it when `commit`. Returns the
+/// vertex, `pass` or `resign` (resigning plays nothing).
+pub(super) fn generate(
+    s: &mut Session,
+    call: &mut Call,
+    color: Color,
+    commit: bool,
+    cleanup: bool,
+    report: Option<(Duration, Progress)>,
+) -> Reply {
+    let size = s.game.size();
+    let elapsed = call.received.elapsed();
+    let time = s
         .game
         .clock()
-        .budget(color, empty)
-        .saturating_sub(call.received.elapsed());
-    let opts = GenmoveOptions { cleanup };
-    let mv = s
-        .engine
-        .genmove_with(&s.game, color, budget, call.stop, opts);
-    let size = s.game.size();
+        .move_time(color, s.game.move_count() as u32, size)
+        .map(|t| MoveTime {
+            normal: t.normal.saturating_sub(elapsed),
+            hard: t.hard.saturating_sub(elapsed),
+        });
+    let stop = call.stop;
+    let opts = GenmoveOptions {
+        cleanup,
+        report_every: report.as_ref().map(|r| r.0),
+    };
+    let generated = match report {
+        Some((_, progress)) => {
+            let mut cb = |snap: &AnalysisSnapshot| progress(call, snap);
+            s.engine
+                .genmove_with(&s.game, color, time, stop, opts, Some(&mut cb))
+        }
+        None => s
+            .engine
+            .genmove_with(&s.game, color, time, stop, opts, None),
+    };
+    if generated.resign {
+        if commit {
+            s.game.clock_mut().charge(color, call.received.elapsed());
+        }
+        return Ok("resign".into());
+    }
+    let mv = generated.mv;
     if commit {
         if let Err(e) = s.game.play(color, mv) {
             // The engine guarantees legality; if that ever fails, pass
@@ -371,20 +410,27 @@ fn generate(s: &mut Session, call: &mut Call, commit: bool, cleanup: bool) -> Re
             return Ok("pass".into());
         }
         s.game.clock_mut().charge(color, call.received.elapsed());
+        s.ponder_pending = true;
     }
     Ok(mv.to_gtp(size))
 }
 
+fn genmove_command(s: &mut Session, call: &mut Call, commit: bool, cleanup: bool) -> Reply {
+    args_between(call, 1, 1, "genmove COLOR")?;
+    let color = color_arg(&call.args[0])?;
+    generate(s, call, color, commit, cleanup, None)
+}
+
 fn genmove(s: &mut Session, call: &mut Call) -> Reply {
-    generate(s, call, true, false)
+    genmove_command(s, call, true, false)
 }
 
 fn reg_genmove(s: &mut Session, call: &mut Call) -> Reply {
-    generate(s, call, false, false)
+    genmove_command(s, call, false, false)
 }
 
 fn genmove_cleanup(s: &mut Session, call: &mut Call) -> Reply {
-    generate(s, call, true, true)
+    genmove_command(s, call, true, true)
 }
 
 fn undo(s: &mut Session, call: &mut Call) -> Reply {
@@ -449,6 +495,13 @@ fn kgs_time_settings(s: &mut Session, call: &mut Call) -> Reply {
                 }
             }
         }
+        "fischer" => {
+            args_between(call, 3, 3, usage)?;
+            TimeControl::Fischer {
+                main: secs_arg(&call.args[1])?,
+                increment: secs_arg(&call.args[2])?,
+            }
+        }
         "canadian" => {
             args_between(call, 4, 4, usage)?;
             let main = secs_arg(&call.args[1])?;
@@ -480,42 +533,6 @@ fn time_left(s: &mut Session, call: &mut Call) -> Reply {
 }
 
 // --- End of game ---
-
-fn final_score(s: &mut Session, call: &mut Call) -> Reply {
-    args_between(call, 0, 0, "final_score")?;
-    Ok(s.engine.final_score(&s.game).result_string())
-}
-
-fn final_status_list(s: &mut Session, call: &mut Call) -> Reply {
-    args_between(call, 1, 1, "final_status_list dead|alive|seki")?;
-    let which = call.args[0].to_lowercase();
-    let pos = s.game.position();
-    let board = pos.board();
-    let size = pos.size();
-    let dead = s.engine.dead_stones(pos);
-    let wanted: Vec<Point> = match which.as_str() {
-        "dead" => dead,
-        "alive" => board
-            .points()
-            .filter(|p| board.get(*p).is_some() && !dead.contains(p))
-            .collect(),
-        "seki" => Vec::new(),
-        _ => return Err("syntax error: expected dead, alive or seki".into()),
-    };
-    // One string per line.
-    let mut lines = Vec::new();
-    let mut done: Vec<Point> = Vec::new();
-    for &p in &wanted {
-        if done.contains(&p) {
-            continue;
-        }
-        let mut string: Vec<Point> = board.string_stones(p);
-        string.sort();
-        done.extend(&string);
-        lines.push(vertices(&string, size));
-    }
-    Ok(lines.join("\n"))
-}
 
 fn game_over(s: &mut Session, _: &mut Call) -> Reply {
     s.game_over_announced = true;
@@ -608,6 +625,8 @@ fn gogui_analyze_commands(_: &mut Session, _: &mut Call) -> Reply {
     Ok([
         "string/Final score/final_score",
         "plist/Dead stones/final_status_list dead",
+        "plist/Seki stones/final_status_list seki",
+        "string/Judge the game/tengen-judge",
         "plist/Legal moves/gogui-rules_legal_moves",
         "string/Show board/showboard",
         "string/Rules/kata-get-rules",
@@ -667,7 +686,8 @@ fn rules_final_result(s: &mut Session, _: &mut Call) -> Reply {
     if !s.game.is_over() {
         return Ok("unknown".into());
     }
-    Ok(s.engine.final_score(&s.game).result_string())
+    let game = &s.game;
+    Ok(s.engine.final_score(game).result_string())
 }
 
 // --- Test tools ---

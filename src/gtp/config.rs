@@ -1,6 +1,10 @@
 //! Building a [`Session`] from command-line settings: board, rules, komi,
-//! evaluator, engine, clocks, autosave and resume. Shared by `tengen gtp`
-//! and `tengen play`.
+//! evaluator, search, clocks, autosave and resume. Shared by `tengen gtp`,
+//! `tengen play` and `tengen judge`.
+//!
+//! [`build_evaluator`] is the one place that turns the settings into an
+//! `Arc<dyn Evaluator>`: the neural net (`--model`, `--device`) plugs in
+//! there.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,8 +40,18 @@ pub struct SessionConfig {
     pub max_time: Option<Duration>,
     /// `heuristic` or `uniform`.
     pub evaluator: String,
-    /// Playouts per evaluation for the heuristic evaluator.
-    pub playouts: u32,
+    /// Random rollouts per evaluation for the heuristic evaluator.
+    pub rollouts: u32,
+    /// Search threads.
+    pub threads: usize,
+    /// Root visits per move (tree reuse included).
+    pub visits: Option<u64>,
+    /// New visits per move.
+    pub playouts: Option<u64>,
+    /// Search on the opponent's time.
+    pub ponder: bool,
+    /// Resign below this winrate (`None`: never, the default).
+    pub resign_threshold: Option<f32>,
     pub time: TimeControl,
     pub resume: Option<PathBuf>,
     pub autosave: Autosave,
@@ -53,7 +67,12 @@ impl Default for SessionConfig {
             lag: Duration::from_millis(500),
             max_time: None,
             evaluator: "heuristic".into(),
-            playouts: 16,
+            rollouts: 16,
+            threads: 1,
+            visits: None,
+            playouts: None,
+            ponder: false,
+            resign_threshold: None,
             time: TimeControl::None,
             resume: None,
             autosave: Autosave::Default,
@@ -96,31 +115,13 @@ impl SessionConfig {
             }
             rules = rules.with_komi(k);
         }
-        let eval: Arc<dyn Evaluator> = match self.evaluator.as_str() {
-            "heuristic" => {
-                Arc::new(HeuristicEvaluator::new(self.seed).with_playouts(self.playouts))
-            }
-            "uniform" => Arc::new(UniformEvaluator),
-            other => return Err(format!("unknown evaluator '{other}'")),
-        };
-        let engine = Engine::new(
-            eval,
-            EngineSettings {
-                seed: self.seed,
-                max_time: self.max_time,
-                ..EngineSettings::default()
-            },
-        );
-        let mut clock = Clock::new(self.time, self.lag);
-        if let Some(m) = self.max_time {
-            clock.unlimited_budget = m;
-        }
+        let engine = Engine::new(build_evaluator(self)?, self.engine_settings()?);
+        let clock = Clock::new(self.time, self.lag);
         let game = match &self.resume {
             Some(path) => {
                 let mut g = save::load_file(path, None, &clock).map_err(|e| e.to_string())?;
                 let mut c = g.clock().clone();
                 c.lag = self.lag;
-                c.unlimited_budget = clock.unlimited_budget;
                 g.set_clock(c);
                 g
             }
@@ -161,6 +162,43 @@ impl SessionConfig {
             session.force_autosave();
         }
         Ok(session)
+    }
+}
+
+impl SessionConfig {
+    /// The engine's settings (search limits, threads, pondering,
+    /// resignation).
+    pub fn engine_settings(&self) -> Result<EngineSettings, String> {
+        if let Some(t) = self.resign_threshold {
+            if !(0.0..=1.0).contains(&t) {
+                return Err("the resignation threshold must be a winrate in [0, 1]".into());
+            }
+        }
+        if !(1..=1024).contains(&self.threads) {
+            return Err("threads must be between 1 and 1024".into());
+        }
+        Ok(EngineSettings {
+            seed: self.seed,
+            threads: self.threads,
+            visits: self.visits.filter(|&v| v > 0),
+            playouts: self.playouts.filter(|&p| p > 0),
+            max_time: self.max_time,
+            ponder: self.ponder,
+            resign_threshold: self.resign_threshold,
+            ..EngineSettings::default()
+        })
+    }
+}
+
+/// The evaluator the settings ask for. The seam for the neural net: a
+/// `--model FILE` / `--device` choice builds a `NetEvaluator` here.
+pub fn build_evaluator(cfg: &SessionConfig) -> Result<Arc<dyn Evaluator>, String> {
+    match cfg.evaluator.as_str() {
+        "heuristic" => Ok(Arc::new(
+            HeuristicEvaluator::new(cfg.seed).with_playouts(cfg.rollouts),
+        )),
+        "uniform" => Ok(Arc::new(UniformEvaluator)),
+        other => Err(format!("unknown evaluator '{other}'")),
     }
 }
 

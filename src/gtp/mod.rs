@@ -3,17 +3,21 @@
 //! - [`protocol`]: line cleaning, ids, reply framing.
 //! - [`commands`]: the one command table (name, handler, help) that also
 //!   answers `list_commands`, `known_command` and `help`.
-//! - [`analyze`]: streaming commands (`lz-analyze`, `kata-analyze`) that
-//!   write lines until interrupted.
+//! - [`analyze`]: streaming commands (`lz-analyze`, `kata-analyze`,
+//!   `analyze`, the `genmove_analyze` family) in the formats GUIs read.
+//! - [`endgame`]: `final_score`, `final_status_list`, `tengen-judge`.
 //! - [`Session`]: the game, the engine and autosave; executes one line at
 //!   a time and never panics on input.
 //! - [`serve`]: the I/O loop. Standard input is read on its own thread, so
 //!   any new line that arrives while a long command runs (genmove,
-//!   analysis) sets the stop flag that command watches.
+//!   analysis) sets the stop flag that command watches. With pondering on,
+//!   the engine searches on the opponent's time after each genmove until
+//!   the next line arrives.
 
 pub mod analyze;
 pub mod commands;
 mod config;
+pub mod endgame;
 mod kata_rules;
 pub mod protocol;
 mod session;
@@ -25,7 +29,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use config::{default_autosave_path, Autosave, SessionConfig};
+pub use config::{build_evaluator, default_autosave_path, Autosave, SessionConfig};
 pub use session::{Call, Session};
 
 /// One line from the reader thread.
@@ -126,6 +130,18 @@ where
         output.flush()?;
         if session.quit_requested() {
             break;
+        }
+        if session.wants_ponder() {
+            // Clear the flag before looking for input: a line that arrives
+            // later raises it again after it is queued, so pondering never
+            // sleeps on a waiting command.
+            stop.store(false, Ordering::SeqCst);
+            while let Ok(x) = rx.try_recv() {
+                queue.push_back(x);
+            }
+            if queue.is_empty() {
+                session.ponder(&stop);
+            }
         }
     }
     Ok(())

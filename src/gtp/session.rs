@@ -20,6 +20,8 @@ pub struct Session {
     quit: bool,
     /// Whether `kgs-game_over` was received.
     pub game_over_announced: bool,
+    /// A genmove just played: the opponent's time starts (pondering).
+    pub(crate) ponder_pending: bool,
 }
 
 /// One command being executed: its arguments, the stop flag, and the output
@@ -67,6 +69,7 @@ impl Session {
             saved_revision: None,
             quit: false,
             game_over_announced: false,
+            ponder_pending: false,
         }
     }
 
@@ -86,6 +89,20 @@ impl Session {
     pub fn replace_game(&mut self, game: Game) {
         self.game = game;
         self.saved_revision = None;
+    }
+
+    /// Whether the engine should ponder now: pondering is on and the last
+    /// command played a generated move in a game still going.
+    pub fn wants_ponder(&self) -> bool {
+        self.ponder_pending && self.engine.settings().ponder && !self.game.is_over()
+    }
+
+    /// Searches on the opponent's time until `stop` is set (see
+    /// [`crate::engine::Engine::ponder`]).
+    pub fn ponder(&mut self, stop: &AtomicBool) {
+        self.ponder_pending = false;
+        let game = &self.game;
+        self.engine.ponder(game, stop);
     }
 
     /// Whether `quit` was executed.
@@ -124,6 +141,7 @@ impl Session {
         let Some(spec) = find(&cmd.name) else {
             return out.write_all(protocol::failure(id, "unknown command").as_bytes());
         };
+        self.ponder_pending = false;
         let mut call = Call {
             args: &cmd.args,
             stop,

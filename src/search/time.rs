@@ -1,7 +1,9 @@
-//! Time management: how long to think about one move.
+//! Time management: the time systems and how long to think about one move.
 //!
-//! The caller keeps the clock (see `crate::game::clock` for the GTP side)
-//! and passes plain numbers: the time left in the current phase and, in
+//! This is the one place for time *policy*; the clock *bookkeeping* (who
+//! has how much left, `time_left`, charging a move) is
+//! `crate::game::clock`, which calls [`move_time`]. The caller passes plain
+//! numbers: the time left in the current phase and, in
 //! overtime, the periods (byo-yomi) or stones (Canadian) left, exactly as
 //! GTP `time_left` reports them. [`budget`] spreads the time over the
 //! expected number of our remaining moves; [`hard_limit`] is the most a move
@@ -12,7 +14,8 @@
 
 use std::time::Duration;
 
-/// A time system.
+/// A time system (RULES A2). Also the words `kgs-time_settings` and the
+/// autosave use: see [`TimeControl::describe`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeControl {
     /// No clock.
@@ -34,6 +37,135 @@ pub enum TimeControl {
     },
     /// Fischer: `main`, plus `increment` after each move.
     Fischer { main: Duration, increment: Duration },
+}
+
+impl TimeControl {
+    /// From GTP `time_settings main byo stones` (seconds): `byo == 0`
+    /// means absolute time (no limit when `main` is 0 as well), `stones ==
+    /// 0` with `byo > 0` means no limit; otherwise Canadian.
+    pub fn from_gtp(main: Duration, byo: Duration, stones: u32) -> TimeControl {
+        if byo.is_zero() {
+            if main.is_zero() {
+                TimeControl::None
+            } else {
+                TimeControl::Absolute { main }
+            }
+        } else if stones == 0 {
+            TimeControl::None
+        } else {
+            TimeControl::Canadian {
+                main,
+                period: byo,
+                stones,
+            }
+        }
+    }
+
+    /// A short description such as `byoyomi 600 30 5` or `fischer 300 5`,
+    /// the same words `kgs-time_settings` uses (seconds).
+    pub fn describe(&self) -> String {
+        let s = |d: &Duration| fmt_secs(*d);
+        match self {
+            TimeControl::None => "none".to_string(),
+            TimeControl::Absolute { main } => format!("absolute {}", s(main)),
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => format!("byoyomi {} {} {periods}", s(main), s(period)),
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => format!("canadian {} {} {stones}", s(main), s(period)),
+            TimeControl::Fischer { main, increment } => {
+                format!("fischer {} {}", s(main), s(increment))
+            }
+        }
+    }
+
+    /// Parses [`TimeControl::describe`]'s output.
+    pub fn parse(text: &str) -> Option<TimeControl> {
+        let w: Vec<&str> = text.split_whitespace().collect();
+        let d = |i: usize| w.get(i).and_then(|t| parse_secs(t));
+        let n = |i: usize| w.get(i).and_then(|t| t.parse::<u32>().ok());
+        match *w.first()? {
+            "none" => Some(TimeControl::None),
+            "absolute" => Some(TimeControl::Absolute { main: d(1)? }),
+            "byoyomi" => Some(TimeControl::ByoYomi {
+                main: d(1)?,
+                period: d(2)?,
+                periods: n(3)?,
+            }),
+            "canadian" => Some(TimeControl::Canadian {
+                main: d(1)?,
+                period: d(2)?,
+                stones: n(3)?,
+            }),
+            "fischer" => Some(TimeControl::Fischer {
+                main: d(1)?,
+                increment: d(2)?,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Seconds with up to three decimals: `3600`, `0.5`.
+pub fn fmt_secs(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{}", ms / 1000)
+    } else {
+        format!("{}.{:03}", ms / 1000, ms % 1000)
+            .trim_end_matches('0')
+            .to_string()
+    }
+}
+
+/// Parses a non-negative, finite number of seconds (at most ten years).
+pub fn parse_secs(text: &str) -> Option<Duration> {
+    let x: f64 = text.parse().ok()?;
+    (x.is_finite() && (0.0..=3.2e8).contains(&x)).then(|| Duration::from_secs_f64(x))
+}
+
+/// The time for one move: the `normal` budget and the `hard` limit that
+/// must never be passed. A search may stretch `normal` by
+/// [`uncertainty_factor`] through [`scale`], never past `hard`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveTime {
+    pub normal: Duration,
+    pub hard: Duration,
+}
+
+impl MoveTime {
+    /// A fixed budget: no stretching.
+    pub fn fixed(d: Duration) -> MoveTime {
+        MoveTime { normal: d, hard: d }
+    }
+
+    /// Both bounds capped at `cap`.
+    pub fn capped(self, cap: Duration) -> MoveTime {
+        MoveTime {
+            normal: self.normal.min(cap),
+            hard: self.hard.min(cap),
+        }
+    }
+}
+
+/// [`budget`] and [`hard_limit`] together.
+pub fn move_time(
+    tc: &TimeControl,
+    remaining: Duration,
+    periods: u32,
+    move_number: u32,
+    size: usize,
+    lag: Duration,
+) -> MoveTime {
+    MoveTime {
+        normal: budget(tc, remaining, periods, move_number, size, lag),
+        hard: hard_limit(tc, remaining, periods, lag),
+    }
 }
 
 /// Budget multiplier bounds for [`scale`].
@@ -159,6 +291,31 @@ pub fn uncertainty_factor(best_share: f32, opponent_passed: bool) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptions_round_trip() {
+        let s = Duration::from_secs;
+        for tc in [
+            TimeControl::None,
+            TimeControl::Absolute { main: s(3600) },
+            TimeControl::ByoYomi {
+                main: s(60),
+                period: Duration::from_millis(2500),
+                periods: 5,
+            },
+            TimeControl::Canadian {
+                main: s(0),
+                period: s(300),
+                stones: 25,
+            },
+            TimeControl::Fischer {
+                main: s(300),
+                increment: s(5),
+            },
+        ] {
+            assert_eq!(TimeControl::parse(&tc.describe()), Some(tc));
+        }
+    }
 
     #[test]
     fn budget_never_exceeds_the_hard_limit() {
