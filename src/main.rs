@@ -40,6 +40,37 @@ enum Command {
     /// Judge an interrupted game: estimated winner, margin in points and
     /// stones, win probability and confidence.
     Judge(JudgeArgs),
+    /// JSON analysis engine (KataGo's analysis protocol): one query per
+    /// line on stdin, JSON results on stdout.
+    Analysis(AnalysisArgs),
+    /// Convert a KataGo model (.bin.gz) to tengen's safetensors format.
+    Convert(ConvertArgs),
+}
+
+#[derive(Args)]
+struct AnalysisArgs {
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Positions analysed at once (KataGo's numAnalysisThreads).
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Visits per turn unless a query sets maxVisits.
+    #[arg(long, default_value_t = 500)]
+    max_visits: u64,
+    /// Seconds per turn unless a query sets maxTime.
+    #[arg(long, value_name = "SECS")]
+    max_time: Option<f64>,
+    /// Whose view winrates and scores take: BLACK, WHITE or SIDETOMOVE.
+    #[arg(long, default_value = "BLACK")]
+    report_as: String,
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    /// The KataGo model file (.bin.gz).
+    input: PathBuf,
+    /// Where to write the safetensors file.
+    output: PathBuf,
 }
 
 /// Search and evaluator options shared by every subcommand.
@@ -57,9 +88,16 @@ struct SearchArgs {
     /// New visits (playouts) per move.
     #[arg(long)]
     playouts: Option<u64>,
-    /// Evaluator: heuristic or uniform.
+    /// Evaluator when no --model is given: heuristic or uniform.
     #[arg(long, default_value = "heuristic")]
     evaluator: String,
+    /// Neural net file: tengen's .safetensors or a KataGo .bin.gz.
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+    /// Where the net runs: auto (a GPU through wgpu when this build and
+    /// machine have one, else the CPU), cpu or wgpu.
+    #[arg(long, default_value = "auto")]
+    device: String,
     /// Random rollouts per evaluation (heuristic evaluator).
     #[arg(long, default_value_t = 16)]
     rollouts: u32,
@@ -150,6 +188,8 @@ fn config(c: &Common, time: TimeControl) -> Result<SessionConfig, String> {
         lag: Duration::from_millis(c.lag),
         max_time: c.max_time.map(secs).transpose()?,
         evaluator: c.search.evaluator.clone(),
+        model: c.search.model.clone(),
+        device: c.search.device.clone(),
         rollouts: c.search.rollouts,
         threads: c.search.threads,
         visits: c.search.visits,
@@ -202,7 +242,67 @@ fn run(cli: Cli) -> Result<(), String> {
             .map_err(|e| e.to_string())
         }
         Command::Judge(j) => judge(&j),
+        Command::Analysis(a) => analysis(&a),
+        Command::Convert(c) => convert(&c),
     }
+}
+
+/// `tengen analysis`: the JSON analysis engine on stdin/stdout.
+fn analysis(a: &AnalysisArgs) -> Result<(), String> {
+    use tengen::analysis::{AnalysisConfig, Perspective};
+    let perspective =
+        Perspective::parse(&a.report_as).ok_or("--report-as must be BLACK, WHITE or SIDETOMOVE")?;
+    if !(1..=256).contains(&a.workers) {
+        return Err("--workers must be between 1 and 256".into());
+    }
+    let max_time = match a.max_time {
+        None => None,
+        Some(x) if x.is_finite() && (0.0..=3.2e8).contains(&x) => Some(Duration::from_secs_f64(x)),
+        Some(x) => return Err(format!("bad number of seconds: {x}")),
+    };
+    let cfg = SessionConfig {
+        seed: a.search.seed,
+        evaluator: a.search.evaluator.clone(),
+        model: a.search.model.clone(),
+        device: a.search.device.clone(),
+        rollouts: a.search.rollouts,
+        threads: a.search.threads,
+        autosave: Autosave::Off,
+        ..SessionConfig::default()
+    };
+    let evaluator = build_evaluator(&cfg)?;
+    let mut config = AnalysisConfig {
+        workers: a.workers,
+        max_visits: a.search.visits.unwrap_or(a.max_visits).max(1),
+        max_time,
+        perspective,
+        ..AnalysisConfig::default()
+    };
+    config.search.threads = a.search.threads.clamp(1, 64);
+    config.search.seed = a.search.seed;
+    eprintln!("Started, ready to begin handling requests");
+    tengen::analysis::run(config, evaluator, io::stdin().lock(), io::stdout())
+        .map_err(|e| e.to_string())
+}
+
+/// `tengen convert`: KataGo .bin.gz to our safetensors format.
+#[cfg(feature = "net")]
+fn convert(c: &ConvertArgs) -> Result<(), String> {
+    let config = tengen::net::convert_katago(&c.input, &c.output)
+        .map_err(|e| format!("cannot convert {}: {e}", c.input.display()))?;
+    eprintln!(
+        "tengen: wrote {} ({}: {} blocks, {} channels)",
+        c.output.display(),
+        config.name,
+        config.blocks.len(),
+        config.trunk
+    );
+    Ok(())
+}
+
+#[cfg(not(feature = "net"))]
+fn convert(_: &ConvertArgs) -> Result<(), String> {
+    Err("this build has no neural net support (build with the `net` feature)".into())
 }
 
 /// `tengen judge`: loads the record and prints the judgement.
@@ -215,6 +315,8 @@ fn judge(j: &JudgeArgs) -> Result<(), String> {
     let cfg = SessionConfig {
         seed: j.search.seed,
         evaluator: j.search.evaluator.clone(),
+        model: j.search.model.clone(),
+        device: j.search.device.clone(),
         rollouts: j.search.rollouts,
         threads: j.search.threads,
         autosave: Autosave::Off,

@@ -2,79 +2,14 @@
 //! `Position` as referee checking every move. Skipped (with a message) when
 //! GNU Go is not installed.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+mod common;
 
+use common::Gtp;
 use tengen::rules::{Color, Move, Position, Ruleset};
-
-struct Gtp {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl Gtp {
-    fn start(program: &str, args: &[&str]) -> Gtp {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start engine");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Gtp {
-            child,
-            stdin,
-            stdout,
-        }
-    }
-
-    fn ok(&mut self, cmd: &str) -> String {
-        writeln!(self.stdin, "{cmd}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut reply = String::new();
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "{cmd}: no reply"
-            );
-            if line.trim().is_empty() && !reply.is_empty() {
-                break;
-            }
-            reply.push_str(&line);
-        }
-        assert!(reply.starts_with('='), "{cmd}: {reply}");
-        reply[1..].trim().to_string()
-    }
-}
-
-impl Drop for Gtp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-const GNUGO: &str = "/usr/games/gnugo";
 
 #[test]
 fn two_games_against_gnugo() {
-    let gnugo = if Path::new(GNUGO).exists() {
-        GNUGO.to_string()
-    } else if let Some(p) = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("gnugo"))
-            .find(|p| p.exists())
-    }) {
-        p.to_string_lossy().into_owned()
-    } else {
-        eprintln!(
-            "SKIPPED two_games_against_gnugo: gnugo is not installed (apt-get install gnugo)"
-        );
+    let Some(gnugo) = common::gnugo("two_games_against_gnugo") else {
         return;
     };
     let size = 9;
@@ -88,8 +23,8 @@ fn two_games_against_gnugo() {
                 "--no-autosave",
                 "--seed",
                 "7",
-                "--max-time",
-                "0.5",
+                "--visits",
+                "32",
             ],
         );
         let mut theirs = Gtp::start(

@@ -13,6 +13,7 @@ use super::endgame;
 use super::kata_rules;
 use super::session::{Call, Session};
 use crate::engine::GenmoveOptions;
+use crate::eval::{EvalInput, PREV_BOARDS, RECENT_MOVES};
 use crate::game::clock::parse_secs;
 use crate::game::{display, save, GameError, MoveTime, TimeControl};
 use crate::rules::handicap;
@@ -72,6 +73,7 @@ table! {
     "showboard" => showboard, "the board, newest stone in parentheses";
     "kgs-game_over" => game_over, "the server says the game is over";
     "kata-get-rules" => kata_get_rules, "the rules as KataGo JSON";
+    "kata-raw-nn" => kata_raw_nn, "kata-raw-nn SYMMETRY [OPTIMISM]: the net's raw outputs in KataGo's format (needs --model)";
     "kata-set-rules" => kata_set_rules, "kata-set-rules chinese|tromp-taylor|nz|aga|JSON";
     "gogui-setup" => gogui_setup, "gogui-setup b|w|e VERTEX ...: add or remove stones (an edit)";
     "gogui-setup_player" => gogui_setup_player, "gogui-setup_player COLOR: set the player to move (an edit)";
@@ -318,6 +320,29 @@ fn set_free_handicap(s: &mut Session, call: &mut Call) -> Reply {
 
 fn kata_get_rules(s: &mut Session, _: &mut Call) -> Reply {
     Ok(kata_rules::to_json(s.game.rules()))
+}
+
+/// `kata-raw-nn SYMMETRY [OPTIMISM]`: the net's outputs for the current
+/// position, as KataGo prints them (symmetry in KataGo's numbering, 0-7).
+fn kata_raw_nn(s: &mut Session, call: &mut Call) -> Reply {
+    let Some(raw) = s.raw_nn.clone() else {
+        return Err("no neural net loaded (start with --model FILE)".into());
+    };
+    let symmetry = match call.args.first().map(|a| a.parse::<usize>()) {
+        Some(Ok(k)) if k < 8 => k,
+        _ => return Err("syntax error: usage: kata-raw-nn SYMMETRY(0-7) [OPTIMISM]".into()),
+    };
+    let optimism = match call.args.get(1).map(|a| a.parse::<f32>()) {
+        None => None,
+        Some(Ok(o)) if (0.0..=1.0).contains(&o) => Some(o),
+        Some(_) => return Err("syntax error: OPTIMISM must be a number from 0 to 1".into()),
+    };
+    let g = &s.game;
+    let input = EvalInput::new(g.position().clone())
+        .with_recent(g.recent_moves(RECENT_MOVES))
+        .with_prev_boards(g.prev_boards(PREV_BOARDS))
+        .with_handicap_bonus(g.handicap_points());
+    raw(&input, symmetry, optimism)
 }
 
 fn kata_set_rules(s: &mut Session, call: &mut Call) -> Reply {

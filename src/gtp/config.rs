@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::session::RawNn;
 use super::Session;
 use crate::engine::{Engine, EngineSettings};
 use crate::eval::fake::{HeuristicEvaluator, UniformEvaluator};
@@ -38,8 +39,13 @@ pub struct SessionConfig {
     /// Thinking time per move when there is no time limit, and the cap in
     /// any case.
     pub max_time: Option<Duration>,
-    /// `heuristic` or `uniform`.
+    /// `heuristic` or `uniform`; ignored when `model` is set.
     pub evaluator: String,
+    /// A net file (our `.safetensors` or a KataGo `.bin.gz`); needs the
+    /// `net` feature.
+    pub model: Option<PathBuf>,
+    /// Where the net runs: `auto`, `cpu` or `wgpu`.
+    pub device: String,
     /// Random rollouts per evaluation for the heuristic evaluator.
     pub rollouts: u32,
     /// Search threads.
@@ -67,6 +73,8 @@ impl Default for SessionConfig {
             lag: Duration::from_millis(500),
             max_time: None,
             evaluator: "heuristic".into(),
+            model: None,
+            device: "auto".into(),
             rollouts: 16,
             threads: 1,
             visits: None,
@@ -115,7 +123,8 @@ impl SessionConfig {
             }
             rules = rules.with_komi(k);
         }
-        let engine = Engine::new(build_evaluator(self)?, self.engine_settings()?);
+        let (evaluator, raw_nn) = build_evaluators(self)?;
+        let engine = Engine::new(evaluator, self.engine_settings()?);
         let clock = Clock::new(self.time, self.lag);
         let game = match &self.resume {
             Some(path) => {
@@ -132,6 +141,7 @@ impl SessionConfig {
             }
         };
         let mut session = Session::new(game, engine);
+        session.raw_nn = raw_nn;
         let path = match &self.autosave {
             Autosave::Off => None,
             Autosave::File(p) => Some(p.clone()),
@@ -190,16 +200,66 @@ impl SessionConfig {
     }
 }
 
-/// The evaluator the settings ask for. The seam for the neural net: a
-/// `--model FILE` / `--device` choice builds a `NetEvaluator` here.
+/// The evaluator the settings ask for: the net in `model` when given,
+/// else the named built-in evaluator.
 pub fn build_evaluator(cfg: &SessionConfig) -> Result<Arc<dyn Evaluator>, String> {
+    build_evaluators(cfg).map(|(e, _)| e)
+}
+
+/// Like [`build_evaluator`], also returning the `kata-raw-nn` hook when a
+/// net is loaded.
+pub fn build_evaluators(
+    cfg: &SessionConfig,
+) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
+    if let Some(path) = &cfg.model {
+        return load_net(path, &cfg.device, cfg.threads);
+    }
     match cfg.evaluator.as_str() {
-        "heuristic" => Ok(Arc::new(
-            HeuristicEvaluator::new(cfg.seed).with_playouts(cfg.rollouts),
+        "heuristic" => Ok((
+            Arc::new(HeuristicEvaluator::new(cfg.seed).with_playouts(cfg.rollouts)),
+            None,
         )),
-        "uniform" => Ok(Arc::new(UniformEvaluator)),
+        "uniform" => Ok((Arc::new(UniformEvaluator), None)),
         other => Err(format!("unknown evaluator '{other}'")),
     }
+}
+
+/// Loads a net for the engine and the `kata-raw-nn` hook.
+#[cfg(feature = "net")]
+fn load_net(
+    path: &Path,
+    device: &str,
+    threads: usize,
+) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
+    use crate::net::{self, device::DeviceChoice, NetEvaluator};
+    let choice: DeviceChoice = device.parse().map_err(|e: net::NetError| e.to_string())?;
+    let dev = net::device::select(choice).map_err(|e| e.to_string())?;
+    let model = net::load_any(path, &dev).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Batches of 8 per search thread keep the CPU backend busy without
+    // adding much latency; it reports its limit to the search.
+    let eval = Arc::new(NetEvaluator::new(model, 8 * threads.max(1)));
+    let raw = eval.clone();
+    let hook: RawNn = Arc::new(move |input, symmetry, optimism| {
+        let s = net::symmetry::from_katago(symmetry)
+            .ok_or_else(|| format!("symmetry must be 0 to 7, got {symmetry}"))?;
+        // KataGo's GTP default blends in the optimistic policy at 0.2.
+        let out = raw.raw_nn(input, s, optimism.unwrap_or(0.2));
+        Ok(net::output::format_kata_raw_nn(&out, symmetry))
+    });
+    eprintln!("tengen: loaded net {}", path.display());
+    Ok((eval, Some(hook)))
+}
+
+#[cfg(not(feature = "net"))]
+fn load_net(
+    path: &Path,
+    _device: &str,
+    _threads: usize,
+) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
+    Err(format!(
+        "cannot load {}: this build has no neural net (build with the `net` feature)",
+        path.display()
+    ))
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -25,12 +25,13 @@ mod session;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-pub use config::{build_evaluator, default_autosave_path, Autosave, SessionConfig};
-pub use session::{Call, Session};
+pub use config::{
+    build_evaluator, build_evaluators, default_autosave_path, Autosave, SessionConfig,
+};
+pub use session::{Call, RawNn, Session};
 
 /// One line from the reader thread.
 struct Input {
@@ -73,6 +74,70 @@ fn read_line_capped(r: &mut impl BufRead, max: usize) -> io::Result<Option<(Vec<
     }
 }
 
+/// Lines read but not yet executed, shared by the reader thread and the
+/// GTP loop. The stop flag is only ever changed under this lock, so "a
+/// newer line is waiting" and the flag can never disagree: a line never
+/// interrupts its own command, and a line that arrives while a command
+/// runs always interrupts it.
+struct Inbox {
+    lines: Mutex<VecDeque<Option<Input>>>,
+    ready: Condvar,
+    stop: Arc<AtomicBool>,
+    /// Whether the loop is pondering (changed under the `lines` lock).
+    pondering: AtomicBool,
+}
+
+impl Inbox {
+    /// Queues a line (or end of input) and raises the stop flag.
+    fn push(&self, line: Option<Input>) {
+        let mut q = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        q.push_back(line);
+        self.stop.store(true, Ordering::SeqCst);
+        self.ready.notify_one();
+    }
+
+    /// Takes the next line, waiting for one; the stop flag is then raised
+    /// exactly when more lines are already waiting.
+    fn pop(&self) -> Option<Input> {
+        let mut q = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(line) = q.pop_front() {
+                self.stop.store(!q.is_empty(), Ordering::SeqCst);
+                return line;
+            }
+            q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Marks end of input. It interrupts pondering but not a command: a
+    /// script that ends with `genmove` still gets a full search.
+    fn end(&self) {
+        let mut q = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        q.push_back(None);
+        if self.pondering.load(Ordering::SeqCst) {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        self.ready.notify_one();
+    }
+
+    /// Starts pondering if no line is waiting: clears the stop flag and
+    /// returns true.
+    fn start_pondering(&self) -> bool {
+        let q = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        if !q.is_empty() {
+            return false;
+        }
+        self.stop.store(false, Ordering::SeqCst);
+        self.pondering.store(true, Ordering::SeqCst);
+        true
+    }
+
+    fn stop_pondering(&self) {
+        let _guard = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        self.pondering.store(false, Ordering::SeqCst);
+    }
+}
+
 /// Runs the GTP loop on `input` and `output` until `quit` or end of input.
 pub fn serve<R, W>(mut session: Session, input: R, mut output: W) -> io::Result<()>
 where
@@ -80,13 +145,17 @@ where
     W: Write,
 {
     let stop = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel::<Option<Input>>();
-    let reader_stop = Arc::clone(&stop);
+    let inbox = Arc::new(Inbox {
+        lines: Mutex::new(VecDeque::new()),
+        ready: Condvar::new(),
+        stop: Arc::clone(&stop),
+        pondering: AtomicBool::new(false),
+    });
+    let reader_inbox = Arc::clone(&inbox);
     std::thread::spawn(move || {
         let mut r = BufReader::new(input);
         loop {
-            let next = read_line_capped(&mut r, protocol::MAX_LINE);
-            let line = match next {
+            let line = match read_line_capped(&mut r, protocol::MAX_LINE) {
                 Ok(Some((bytes, too_long))) => Some(Input {
                     bytes,
                     too_long,
@@ -94,32 +163,14 @@ where
                 }),
                 _ => None,
             };
-            let eof = line.is_none();
-            // Send first, then raise the flag: the main loop clears the flag
-            // before it drains the channel, so no line is missed.
-            if tx.send(line).is_err() {
+            if line.is_none() {
+                reader_inbox.end();
                 break;
             }
-            reader_stop.store(true, Ordering::SeqCst);
-            if eof {
-                break;
-            }
+            reader_inbox.push(line);
         }
     });
-    let mut queue: VecDeque<Option<Input>> = VecDeque::new();
-    loop {
-        let next = match queue.pop_front() {
-            Some(x) => x,
-            None => rx.recv().unwrap_or(None),
-        };
-        let Some(input) = next else { break };
-        stop.store(false, Ordering::SeqCst);
-        while let Ok(x) = rx.try_recv() {
-            queue.push_back(x);
-        }
-        if !queue.is_empty() {
-            stop.store(true, Ordering::SeqCst);
-        }
+    while let Some(input) = inbox.pop() {
         session.execute(
             &input.bytes,
             input.too_long,
@@ -131,17 +182,10 @@ where
         if session.quit_requested() {
             break;
         }
-        if session.wants_ponder() {
-            // Clear the flag before looking for input: a line that arrives
-            // later raises it again after it is queued, so pondering never
-            // sleeps on a waiting command.
-            stop.store(false, Ordering::SeqCst);
-            while let Ok(x) = rx.try_recv() {
-                queue.push_back(x);
-            }
-            if queue.is_empty() {
-                session.ponder(&stop);
-            }
+        // Search on the opponent's time until the next line arrives.
+        if session.wants_ponder() && inbox.start_pondering() {
+            session.ponder(&stop);
+            inbox.stop_pondering();
         }
     }
     Ok(())

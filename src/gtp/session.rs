@@ -15,6 +15,9 @@ use crate::game::{save, Game};
 pub struct Session {
     pub game: Game,
     pub engine: Engine,
+    /// The net's raw outputs in KataGo's `kata-raw-nn` text, when a net is
+    /// loaded (`--model`).
+    pub raw_nn: Option<RawNn>,
     autosave: Option<PathBuf>,
     saved_revision: Option<u64>,
     quit: bool,
@@ -23,6 +26,13 @@ pub struct Session {
     /// A genmove just played: the opponent's time starts (pondering).
     pub(crate) ponder_pending: bool,
 }
+
+/// Runs the loaded net on one input under KataGo's symmetry number and
+/// an optional policy optimism, and formats the result as `kata-raw-nn`
+/// prints it.
+pub type RawNn = std::sync::Arc<
+    dyn Fn(&crate::eval::EvalInput, usize, Option<f32>) -> Result<String, String> + Send + Sync,
+>;
 
 /// One command being executed: its arguments, the stop flag, and the output
 /// for streaming commands.
@@ -65,6 +75,7 @@ impl Session {
         Session {
             game,
             engine,
+            raw_nn: None,
             autosave: None,
             saved_revision: None,
             quit: false,

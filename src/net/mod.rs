@@ -27,4 +27,4 @@ pub use config::NetConfig;
 pub use error::NetError;
 pub use evaluator::{NetEvaluator, RandomWeights, SymmetryChoice};
 pub use io::{convert_katago, load_any};
-pub use model::{Net, RawOutput};
+pub use model::{Heads, Net, RawOutput};

@@ -77,6 +77,26 @@ pub struct RawOutput {
     pub ownership: Vec<f32>,
 }
 
+/// Every head's raw output as tensors, from [`Net::forward_heads`].
+#[derive(Clone, Debug)]
+pub struct Heads {
+    /// `[b, policy_outputs, h, w]` board logits (channel 0 the policy).
+    pub policy: Tensor<4>,
+    /// `[b, policy_outputs]` pass logits.
+    pub pass: Tensor<2>,
+    /// `[b, 3]` win, loss, no-result logits (player to move).
+    pub value: Tensor<2>,
+    /// `[b, 6]` score mean, stdev, lead, ... (pre-activation, unscaled).
+    pub misc: Tensor<2>,
+    /// `[b, 1, h, w]` ownership logits (player to move).
+    pub ownership: Tensor<4>,
+    /// `[b, policy_channels, h, w]`: the policy head's features before
+    /// its output convolution (for auxiliary training heads).
+    pub policy_features: Tensor<4>,
+    /// `[b, 3 * policy_channels]`: the policy head's pooled features.
+    pub policy_pooled: Tensor<2>,
+}
+
 impl Net {
     /// Builds the net described by `config` from `weights` on `device`.
     pub fn load(
@@ -199,7 +219,6 @@ impl Net {
         size: usize,
     ) -> RawOutput {
         let cfg = self.config();
-        let a = cfg.activation;
         let device = self.device();
         let x = Tensor::<4>::from_data(
             TensorData::new(spatial, [batch, cfg.spatial_inputs, size, size]),
@@ -207,6 +226,29 @@ impl Net {
         );
         let g =
             Tensor::<2>::from_data(TensorData::new(global, [batch, cfg.global_inputs]), &device);
+        let heads = self.forward_heads(x, g);
+
+        let host = |t: Tensor<4>| -> Vec<f32> { t.into_data().iter::<f32>().collect() };
+        let host2 = |t: Tensor<2>| -> Vec<f32> { t.into_data().iter::<f32>().collect() };
+        RawOutput {
+            batch,
+            size,
+            policy_channels: cfg.policy_outputs,
+            policy: host(heads.policy),
+            pass: host2(heads.pass),
+            value: host2(heads.value),
+            misc: host2(heads.misc),
+            ownership: host(heads.ownership),
+        }
+    }
+
+    /// The forward pass on tensors, returning every head's raw output
+    /// (logits, before any post-processing) plus the policy head's inner
+    /// features: what training needs. `x` is `[b, planes, h, w]` and `g`
+    /// `[b, globals]`, on the net's device (autodiff or not).
+    pub fn forward_heads(&self, x: Tensor<4>, g: Tensor<2>) -> Heads {
+        let cfg = self.config();
+        let a = cfg.activation;
         let mut t =
             self.stem.forward(x) + self.stem_global.forward2(g).unsqueeze_dims::<4>(&[2, 3]);
         for b in &self.blocks {
@@ -243,32 +285,28 @@ impl Net {
             + ph.g_to_bias
                 .forward2(pooled.clone())
                 .unsqueeze_dims::<4>(&[2, 3]);
-        let p1 = act(a, ph.norm_p.forward(p1));
-        let policy = ph.conv_out.forward(p1); // [b, outs, h, w]
+        let p1 = act(a, ph.norm_p.forward(p1)); // [b, p, h, w]
+        let policy = ph.conv_out.forward(p1.clone()); // [b, outs, h, w]
         let pass = match &ph.pass2 {
-            Some(p2) => p2.forward2(act(a, ph.pass1.forward2(pooled))),
-            None => ph.pass1.forward2(pooled),
-        };
+            Some(p2) => p2.forward2(act(a, ph.pass1.forward2(pooled.clone()))),
+            None => ph.pass1.forward2(pooled.clone()),
+        }; // [b, outs]
 
         // Value.
         let vh = &self.value;
         let v1 = act(a, vh.norm.forward(vh.conv.forward(t)));
         let v2 = act(a, vh.fc.forward2(value_pool(v1.clone())));
-        let value = vh.value.forward2(v2.clone());
-        let misc = vh.misc.forward2(v2);
-        let own = vh.ownership.forward(v1);
-
-        let host = |t: Tensor<4>| -> Vec<f32> { t.into_data().iter::<f32>().collect() };
-        let host2 = |t: Tensor<2>| -> Vec<f32> { t.into_data().iter::<f32>().collect() };
-        RawOutput {
-            batch,
-            size,
-            policy_channels: cfg.policy_outputs,
-            policy: host(policy),
-            pass: host2(pass),
-            value: host2(value),
-            misc: host2(misc),
-            ownership: host(own),
+        let value = vh.value.forward2(v2.clone()); // [b, 3]
+        let misc = vh.misc.forward2(v2); // [b, 6]
+        let ownership = vh.ownership.forward(v1); // [b, 1, h, w]
+        Heads {
+            policy,
+            pass,
+            value,
+            misc,
+            ownership,
+            policy_features: p1,
+            policy_pooled: pooled,
         }
     }
 }

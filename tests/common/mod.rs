@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 /// `../shared/testdata/<rel>` relative to the crate root, or `None` (with a
 /// clear message on stderr) when the shared test data is not there.
@@ -18,4 +20,74 @@ pub fn testdata(rel: &str) -> Option<PathBuf> {
         );
         None
     }
+}
+
+/// A GTP engine run as a child process.
+pub struct Gtp {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Gtp {
+    pub fn start(program: &str, args: &[&str]) -> Gtp {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start engine");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Gtp {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Sends `cmd` and returns the successful reply (panics on `?`).
+    pub fn ok(&mut self, cmd: &str) -> String {
+        writeln!(self.stdin, "{cmd}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut reply = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "{cmd}: no reply"
+            );
+            if line.trim().is_empty() && !reply.is_empty() {
+                break;
+            }
+            reply.push_str(&line);
+        }
+        assert!(reply.starts_with('='), "{cmd}: {reply}");
+        reply[1..].trim().to_string()
+    }
+}
+
+impl Drop for Gtp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// GNU Go's path, or `None` (with a message) when it is not installed.
+pub fn gnugo(test: &str) -> Option<String> {
+    const GNUGO: &str = "/usr/games/gnugo";
+    if Path::new(GNUGO).exists() {
+        return Some(GNUGO.to_string());
+    }
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("gnugo"))
+            .find(|p| p.exists())
+    });
+    if found.is_none() {
+        eprintln!("SKIPPED {test}: gnugo is not installed (apt-get install gnugo)");
+    }
+    found.map(|p| p.to_string_lossy().into_owned())
 }

@@ -1,0 +1,485 @@
+//! `tengen-train`: the command line. Parses settings into the library's
+//! config structs and calls it; no logic of its own.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use burn::tensor::Device;
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use tengen::net::device::{select, DeviceChoice};
+use tengen_train::arena::{series, GtpPlayer, SeriesConfig, Tengen};
+use tengen_train::looping::{self, LoopConfig};
+use tengen_train::model::{parse_arch, TrainNet};
+use tengen_train::selfplay::{self, SelfplayConfig};
+use tengen_train::train::{self, Init, TrainConfig};
+use tengen_train::{elo, sl};
+
+#[derive(Parser)]
+#[command(
+    name = "tengen-train",
+    version,
+    about = "Train tengen's nets: self-play, training, gating, matches"
+)]
+struct Cli {
+    /// cpu (burn flex) or wgpu (GPU builds).
+    #[arg(long, global = true, default_value = "cpu")]
+    device: String,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Self-play games → training shards and SGF.
+    Selfplay {
+        /// Net to play with; a fresh random net of --arch when absent.
+        #[arg(long)]
+        model: Option<PathBuf>,
+        #[arg(long, default_value = "b6c64")]
+        arch: String,
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        sp: SpArgs,
+    },
+    /// Train on shards (resumes from the checkpoint in --out).
+    Train {
+        #[arg(long)]
+        data: PathBuf,
+        /// Validation shards (default: ~10% of the window, by name hash).
+        #[arg(long)]
+        val: Option<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        /// Start from this exported net (when --out has no checkpoint).
+        #[arg(long)]
+        init: Option<PathBuf>,
+        #[arg(long, default_value = "b6c64")]
+        arch: String,
+        #[command(flatten)]
+        tr: TrArgs,
+    },
+    /// Supervised bootstrap: SGF files → shards, then train on them.
+    Sl {
+        /// SGF file or folder (searched recursively).
+        #[arg(long)]
+        sgf: PathBuf,
+        /// Shards are written to OUT/data, checkpoints to OUT/train.
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "b6c64")]
+        arch: String,
+        #[arg(long, default_value_t = 20000)]
+        samples_per_shard: usize,
+        #[command(flatten)]
+        tr: TrArgs,
+    },
+    /// Candidate against the best net; promote the winner.
+    Gate {
+        #[arg(long)]
+        candidate: PathBuf,
+        #[arg(long)]
+        best: PathBuf,
+        /// Where a winning candidate is copied (as best.safetensors).
+        #[arg(long)]
+        models: PathBuf,
+        #[command(flatten)]
+        m: MatchArgs,
+    },
+    /// tengen against any GTP engine.
+    Match {
+        #[arg(long)]
+        model: PathBuf,
+        /// The opponent's command line, e.g. "gnugo --mode gtp --level 10".
+        #[arg(long)]
+        opponent: String,
+        /// Seconds the opponent may take per reply.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        #[command(flatten)]
+        m: MatchArgs,
+    },
+    /// selfplay → train → gate, resumable.
+    Loop {
+        #[arg(long)]
+        root: PathBuf,
+        #[arg(long, default_value = "b6c64")]
+        arch: String,
+        #[arg(long, default_value_t = 64)]
+        games_per_gen: usize,
+        #[arg(long, default_value_t = 200)]
+        steps_per_gen: u64,
+        #[arg(long, default_value_t = 40)]
+        gate_games: u32,
+        #[arg(long, default_value_t = 100)]
+        gate_visits: u64,
+        /// Generations to run now (0: forever).
+        #[arg(long, default_value_t = 0)]
+        generations: u32,
+        #[command(flatten)]
+        sp: SpArgs,
+        #[command(flatten)]
+        tr: TrArgs,
+    },
+}
+
+#[derive(Args, Clone)]
+struct SpArgs {
+    #[arg(long, default_value_t = 16)]
+    games: usize,
+    #[arg(long, default_value_t = 8)]
+    parallel: usize,
+    #[arg(long, default_value_t = 200)]
+    visits_full: u64,
+    #[arg(long, default_value_t = 40)]
+    visits_fast: u64,
+    #[arg(long, default_value_t = 0.25)]
+    full_prob: f32,
+    #[arg(long, default_value_t = 9)]
+    min_size: usize,
+    #[arg(long, default_value_t = 9)]
+    max_size: usize,
+    #[arg(long, default_value_t = 6.5)]
+    min_komi: f32,
+    #[arg(long, default_value_t = 7.5)]
+    max_komi: f32,
+    /// Winrate below which a player resigns (negative: never).
+    #[arg(long, default_value_t = 0.05)]
+    resign: f32,
+    #[arg(long, default_value_t = 0.1)]
+    resign_check: f32,
+    #[arg(long, default_value_t = 16)]
+    games_per_shard: usize,
+    #[arg(long, default_value_t = 1)]
+    sp_seed: u64,
+}
+
+impl SpArgs {
+    fn config(&self) -> SelfplayConfig {
+        SelfplayConfig {
+            games: self.games,
+            parallel: self.parallel,
+            visits_full: self.visits_full,
+            visits_fast: self.visits_fast,
+            full_prob: self.full_prob,
+            min_size: self.min_size,
+            max_size: self.max_size,
+            min_komi: self.min_komi,
+            max_komi: self.max_komi,
+            resign_threshold: (self.resign >= 0.0).then_some(self.resign),
+            resign_check_fraction: self.resign_check,
+            games_per_shard: self.games_per_shard,
+            seed: self.sp_seed,
+            ..SelfplayConfig::default()
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+struct TrArgs {
+    /// Train until this many steps in total.
+    #[arg(long, default_value_t = 100)]
+    steps: u64,
+    #[arg(long, default_value_t = 64)]
+    batch: usize,
+    #[arg(long, default_value_t = 1e-3)]
+    lr: f32,
+    #[arg(long, default_value_t = 50)]
+    window: usize,
+    #[arg(long, default_value_t = 50)]
+    checkpoint_every: u64,
+    #[arg(long)]
+    no_augment: bool,
+    #[arg(long, default_value_t = 20)]
+    val_batches: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl TrArgs {
+    fn config(&self) -> TrainConfig {
+        TrainConfig {
+            steps: self.steps,
+            batch: self.batch,
+            lr: self.lr,
+            window: self.window,
+            checkpoint_every: self.checkpoint_every,
+            augment: !self.no_augment,
+            val_batches: self.val_batches,
+            seed: self.seed,
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+struct MatchArgs {
+    #[arg(long, default_value_t = 20)]
+    games: u32,
+    #[arg(long, default_value_t = 9)]
+    size: usize,
+    #[arg(long, default_value_t = 7.0)]
+    komi: f32,
+    #[arg(long, default_value_t = 100)]
+    visits: u64,
+    /// Move-choice temperature for tengen's first --temp-moves moves.
+    #[arg(long, default_value_t = 0.0)]
+    temperature: f32,
+    #[arg(long, default_value_t = 0)]
+    temp_moves: u32,
+    /// Stop early by SPRT (H0: 0 Elo, H1: this many Elo).
+    #[arg(long)]
+    sprt_elo: Option<f64>,
+    /// Folder for the games' SGF.
+    #[arg(long)]
+    sgf: Option<PathBuf>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl MatchArgs {
+    fn series(&self) -> SeriesConfig {
+        SeriesConfig {
+            games: self.games,
+            size: self.size,
+            komi: self.komi,
+            max_moves: 3 * self.size * self.size,
+            sprt: self.sprt_elo.map(|e| (0.0, e)),
+            sgf_dir: self.sgf.clone(),
+        }
+    }
+    fn search(&self) -> tengen::search::SearchConfig {
+        tengen::search::SearchConfig {
+            temperature: self.temperature,
+            temperature_moves: self.temp_moves,
+            seed: self.seed,
+            ..Default::default()
+        }
+    }
+    fn check(&self) -> Result<(), String> {
+        if !(2..=19).contains(&self.size) || self.visits == 0 || self.games == 0 {
+            return Err("need 2 <= size <= 19, visits >= 1 and games >= 1".into());
+        }
+        Ok(())
+    }
+}
+
+fn bar(len: u64, what: &str) -> ProgressBar {
+    let b = ProgressBar::new(len);
+    let t = format!("{what} {{bar:30}} {{pos}}/{{len}} {{msg}} {{elapsed}}");
+    b.set_style(ProgressStyle::with_template(&t).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    b
+}
+
+fn print_json<T: serde::Serialize>(v: &T) {
+    println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+}
+
+fn print_elo(t: &elo::Tally) {
+    match t.elo() {
+        Some(e) => println!(
+            "{} wins, {} losses, {} draws: Elo {:+.0} (95% [{:+.0}, {:+.0}])",
+            t.wins, t.losses, t.draws, e.elo, e.lo, e.hi
+        ),
+        None => println!("no games"),
+    }
+}
+
+fn play_evaluator(
+    model: Option<&Path>,
+    arch: &str,
+    device: &Device,
+    max_batch: usize,
+) -> Result<Arc<dyn tengen::eval::Evaluator>, String> {
+    match model {
+        Some(p) => looping::evaluator(p, device, max_batch),
+        None => {
+            let net = TrainNet::random(&parse_arch(arch)?, 1, device).map_err(|e| e.to_string())?;
+            Ok(Arc::new(tengen::net::NetEvaluator::new(net.net, max_batch)))
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    let choice: DeviceChoice = cli
+        .device
+        .parse()
+        .map_err(|e: tengen::net::NetError| e.to_string())?;
+    let device = select(choice).map_err(|e| e.to_string())?;
+    match cli.cmd {
+        Cmd::Selfplay {
+            model,
+            arch,
+            out,
+            sp,
+        } => {
+            let cfg = sp.config();
+            cfg.check()?;
+            let eval = play_evaluator(
+                model.as_deref(),
+                &arch,
+                &device,
+                cfg.parallel * cfg.batch_size,
+            )?;
+            let b = bar(cfg.games as u64, "selfplay");
+            let s = selfplay::run(&cfg, eval, &out, 0, &b)?;
+            b.finish();
+            print_json(&s);
+            println!(
+                "{:.1} games/hour, {:.1} moves/s",
+                s.games as f64 * 3600.0 / s.seconds.max(1e-9),
+                s.moves as f64 / s.seconds.max(1e-9)
+            );
+        }
+        Cmd::Train {
+            data,
+            val,
+            out,
+            init,
+            arch,
+            tr,
+        } => {
+            let init = match init {
+                Some(p) => Init::Model(p),
+                None => Init::Fresh(parse_arch(&arch)?),
+            };
+            let b = bar(0, "train");
+            let s = train::run(
+                &tr.config(),
+                &data,
+                val.as_deref(),
+                &out,
+                &init,
+                &device,
+                &b,
+            )?;
+            b.finish();
+            print_json(&s);
+        }
+        Cmd::Sl {
+            sgf,
+            out,
+            arch,
+            samples_per_shard,
+            tr,
+        } => {
+            let data = out.join("data");
+            let s = sl::convert(&sgf, &data, samples_per_shard)?;
+            print_json(&s);
+            let b = bar(0, "train");
+            let init = Init::Fresh(parse_arch(&arch)?);
+            let t = train::run(
+                &tr.config(),
+                &data,
+                None,
+                &out.join("train"),
+                &init,
+                &device,
+                &b,
+            )?;
+            b.finish();
+            print_json(&t);
+        }
+        Cmd::Gate {
+            candidate,
+            best,
+            models,
+            m,
+        } => {
+            m.check()?;
+            let mut a = Tengen::new(
+                "candidate",
+                looping::evaluator(&candidate, &device, 16)?,
+                m.search(),
+                m.visits,
+            );
+            let mut b_ = Tengen::new(
+                "best",
+                looping::evaluator(&best, &device, 16)?,
+                m.search(),
+                m.visits,
+            );
+            let mut cfg = m.series();
+            cfg.sprt.get_or_insert((0.0, 35.0));
+            let pb = bar(cfg.games as u64, "gate");
+            let t = series(&cfg, &mut a, &mut b_, |_, _, _| pb.inc(1))?;
+            pb.finish();
+            print_elo(&t);
+            if t.wins + t.draws / 2 >= t.losses.max(1) {
+                let bytes = std::fs::read(&candidate)
+                    .map_err(|e| format!("{}: {e}", candidate.display()))?;
+                tengen_train::util::write_atomic(&models.join("best.safetensors"), &bytes)
+                    .map_err(|e| e.to_string())?;
+                println!(
+                    "promoted {} to {}",
+                    candidate.display(),
+                    models.join("best.safetensors").display()
+                );
+            } else {
+                println!("kept the best net");
+            }
+        }
+        Cmd::Match {
+            model,
+            opponent,
+            timeout,
+            m,
+        } => {
+            m.check()?;
+            let mut a = Tengen::new(
+                "tengen",
+                looping::evaluator(&model, &device, 16)?,
+                m.search(),
+                m.visits,
+            );
+            let mut o = GtpPlayer::start(&opponent, Duration::from_secs(timeout.max(1)))?;
+            let cfg = m.series();
+            let pb = bar(cfg.games as u64, "match");
+            let t = series(&cfg, &mut a, &mut o, |i, r, _| {
+                pb.inc(1);
+                if let Some(n) = &r.note {
+                    pb.println(format!("game {i}: {n}"));
+                }
+            })?;
+            pb.finish();
+            print_elo(&t);
+        }
+        Cmd::Loop {
+            root,
+            arch,
+            games_per_gen,
+            steps_per_gen,
+            gate_games,
+            gate_visits,
+            generations,
+            sp,
+            tr,
+        } => {
+            let sp = sp.config();
+            let cfg = LoopConfig {
+                max_batch: sp.parallel * sp.batch_size,
+                selfplay: sp,
+                train: tr.config(),
+                steps_per_gen,
+                games_per_gen,
+                gate_games,
+                gate_visits,
+                generations,
+                arch: parse_arch(&arch)?,
+            };
+            cfg.selfplay.check()?;
+            let s = looping::run(&cfg, &root, &device)?;
+            print_json(&s);
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("tengen-train: {e}");
+        std::process::exit(1);
+    }
+}

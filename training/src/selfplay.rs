@@ -1,0 +1,537 @@
+//! Self-play: games of the search against itself, many at once, all
+//! feeding one shared [`BatchingEvaluator`], written as training shards
+//! and SGF.
+//!
+//! KataGo's data-efficiency tricks, as done here:
+//! - **Playout-cap randomization**: each move is a full search
+//!   (`visits_full`, root noise on) with probability `full_prob`, else a
+//!   fast one (`visits_fast`, no noise). Only full searches become policy
+//!   targets ([`HAS_POLICY`]); every position gets value, score and
+//!   ownership targets.
+//! - **Policy-target pruning** (approximate): the engine's search has no
+//!   forced-playout hook, so instead of pruning exactly the forced
+//!   playouts, every child but the most visited loses
+//!   `sqrt(forced_k * prior * total)` visits (KataGo's forced-playout
+//!   count for that child, with the noised prior), and children left with
+//!   at most one visit are dropped. This removes the visits noise and
+//!   exploration spent on bad moves, which is what pruning is for.
+//! - **Resignation** below `resign_threshold` for `resign_consecutive`
+//!   moves of the same player, except in a `resign_check_fraction` of
+//!   games that are played out to measure false resignations.
+//! - Board size and komi drawn per game from the configured ranges;
+//!   temperature decays from `temp_start` to `temp_end` with a half-life
+//!   in moves scaled by the board area.
+//!
+//! Games are deterministic per (seed, game index) given a deterministic
+//! evaluator; with several workers, shard contents are ordered by game
+//! index, so the files do not depend on thread timing either.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use indicatif::ProgressBar;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tengen::analysis::batching::BatchingEvaluator;
+use tengen::eval::{policy_index, Evaluator};
+use tengen::rules::{Color, Move};
+use tengen::search::{Limits, MoveInfo, Search, SearchConfig};
+
+use crate::game::{result_text, Game};
+use crate::shard::{self, Sample, HAS_OWNERSHIP, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
+use crate::util::derive_seed;
+
+/// Self-play settings.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct SelfplayConfig {
+    /// Games to play in this run.
+    pub games: usize,
+    /// Games played at once (worker threads sharing the evaluator).
+    pub parallel: usize,
+    pub visits_full: u64,
+    pub visits_fast: u64,
+    /// Probability of a full search per move.
+    pub full_prob: f32,
+    pub min_size: usize,
+    pub max_size: usize,
+    /// Komi drawn uniformly in this range and rounded to half a point.
+    pub min_komi: f32,
+    pub max_komi: f32,
+    /// Root Dirichlet noise on full searches.
+    pub noise: bool,
+    pub temp_start: f32,
+    pub temp_end: f32,
+    /// Temperature half-life in moves on 19×19 (scaled by area).
+    pub temp_halflife: f32,
+    /// Resign when the winrate stays below this (None: never).
+    pub resign_threshold: Option<f32>,
+    pub resign_consecutive: u32,
+    /// Fraction of games that never resign.
+    pub resign_check_fraction: f32,
+    /// KataGo's forced-playout constant for target pruning (0: off).
+    pub forced_k: f32,
+    /// Games stop after `max_moves_factor * size * size` moves.
+    pub max_moves_factor: f32,
+    /// Games per shard file.
+    pub games_per_shard: usize,
+    /// Leaves a search gathers per evaluator call.
+    pub batch_size: usize,
+    pub seed: u64,
+}
+
+impl Default for SelfplayConfig {
+    fn default() -> Self {
+        SelfplayConfig {
+            games: 16,
+            parallel: 8,
+            visits_full: 200,
+            visits_fast: 40,
+            full_prob: 0.25,
+            min_size: 9,
+            max_size: 9,
+            min_komi: 6.5,
+            max_komi: 7.5,
+            noise: true,
+            temp_start: 0.8,
+            temp_end: 0.2,
+            temp_halflife: 19.0,
+            resign_threshold: Some(0.05),
+            resign_consecutive: 3,
+            resign_check_fraction: 0.1,
+            forced_k: 2.0,
+            max_moves_factor: 2.0,
+            games_per_shard: 16,
+            batch_size: 8,
+            seed: 1,
+        }
+    }
+}
+
+impl SelfplayConfig {
+    /// Rejects impossible settings with a reason.
+    pub fn check(&self) -> Result<(), String> {
+        if !(2..=19).contains(&self.min_size)
+            || !(2..=19).contains(&self.max_size)
+            || self.min_size > self.max_size
+        {
+            return Err("board sizes must satisfy 2 <= min <= max <= 19".into());
+        }
+        if self.visits_full == 0 || self.visits_fast == 0 {
+            return Err("visits must be at least 1".into());
+        }
+        if !(0.0..=1.0).contains(&self.full_prob) {
+            return Err("full_prob must be in [0, 1]".into());
+        }
+        if !(self.min_komi <= self.max_komi
+            && self.min_komi.abs() <= 150.0
+            && self.max_komi.abs() <= 150.0)
+        {
+            return Err("komi range must be ordered and within ±150".into());
+        }
+        if self.parallel == 0 || self.games_per_shard == 0 || self.batch_size == 0 {
+            return Err("parallel, games_per_shard and batch_size must be at least 1".into());
+        }
+        if !(self.temp_start >= 0.0 && self.temp_end >= 0.0 && self.temp_halflife > 0.0) {
+            return Err("temperatures must be >= 0 and the half-life > 0".into());
+        }
+        Ok(())
+    }
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct SelfplayStats {
+    pub games: usize,
+    pub moves: usize,
+    pub samples: usize,
+    pub policy_samples: usize,
+    pub resigned: usize,
+    /// Played-out games where a player would have resigned, and of those
+    /// the ones that player won anyway.
+    pub resign_checks: usize,
+    pub false_resigns: usize,
+    pub black_wins: usize,
+    pub seconds: f64,
+    pub shards: Vec<PathBuf>,
+}
+
+/// One finished game.
+struct Played {
+    samples: Vec<Sample>,
+    sgf: String,
+    moves: usize,
+    resigned: bool,
+    checked: Option<bool>,
+    black_won: bool,
+}
+
+/// Plays `cfg.games` games with `eval`, writing shards (and SGF under
+/// `out/sgf/`) into `out`. `first_game` offsets the game indices (and so
+/// the seeds), for runs that continue earlier ones.
+pub fn run(
+    cfg: &SelfplayConfig,
+    eval: Arc<dyn Evaluator>,
+    out: &Path,
+    first_game: usize,
+    bar: &ProgressBar,
+) -> Result<SelfplayStats, String> {
+    cfg.check()?;
+    std::fs::create_dir_all(out.join("sgf")).map_err(|e| format!("{}: {e}", out.display()))?;
+    let start = Instant::now();
+    let shared = Arc::new(BatchingEvaluator::new(eval, Duration::from_millis(5)));
+    let next = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<(usize, Result<Played, String>)>();
+    let workers = cfg.parallel.min(cfg.games.max(1));
+    let mut handles = Vec::new();
+    for _ in 0..workers {
+        let (cfg, shared, next, stop, tx) = (
+            cfg.clone(),
+            shared.clone(),
+            next.clone(),
+            stop.clone(),
+            tx.clone(),
+        );
+        handles.push(std::thread::spawn(move || {
+            let _client = shared.join();
+            loop {
+                let g = next.fetch_add(1, Ordering::SeqCst);
+                if g >= cfg.games || stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let ev: Arc<dyn Evaluator> = shared.clone();
+                let r = play_game(&cfg, ev, first_game + g);
+                if tx.send((g, r)).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+    drop(tx);
+    let mut stats = SelfplayStats::default();
+    let mut pending: BTreeMap<usize, Played> = BTreeMap::new();
+    let mut next_write = 0usize;
+    let mut chunk: Vec<Played> = Vec::new();
+    let mut error = None;
+    for (g, r) in rx {
+        match r {
+            Ok(p) => {
+                pending.insert(g, p);
+            }
+            Err(e) => {
+                stop.store(true, Ordering::SeqCst);
+                error.get_or_insert(e);
+                continue;
+            }
+        }
+        while let Some(p) = pending.remove(&next_write) {
+            next_write += 1;
+            bar.inc(1);
+            chunk.push(p);
+            if chunk.len() == cfg.games_per_shard {
+                write_chunk(&mut chunk, out, &mut stats)?;
+            }
+        }
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    if let Some(e) = error {
+        return Err(e);
+    }
+    if !chunk.is_empty() {
+        write_chunk(&mut chunk, out, &mut stats)?;
+    }
+    stats.seconds = start.elapsed().as_secs_f64();
+    Ok(stats)
+}
+
+fn write_chunk(
+    chunk: &mut Vec<Played>,
+    out: &Path,
+    stats: &mut SelfplayStats,
+) -> Result<(), String> {
+    let path = shard::next_path(out).map_err(|e| e.to_string())?;
+    let mut samples = Vec::new();
+    let mut sgf = String::new();
+    for p in chunk.drain(..) {
+        stats.games += 1;
+        stats.moves += p.moves;
+        stats.resigned += p.resigned as usize;
+        stats.black_wins += p.black_won as usize;
+        if let Some(false_resign) = p.checked {
+            stats.resign_checks += 1;
+            stats.false_resigns += false_resign as usize;
+        }
+        stats.policy_samples += p
+            .samples
+            .iter()
+            .filter(|s| s.flags & HAS_POLICY != 0)
+            .count();
+        samples.extend(p.samples);
+        sgf.push_str(&p.sgf);
+        sgf.push('\n');
+    }
+    stats.samples += samples.len();
+    // SGF first: a shard on disk always has its games next to it.
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("shard");
+    crate::util::write_atomic(&out.join("sgf").join(format!("{stem}.sgf")), sgf.as_bytes())
+        .map_err(|e| format!("writing SGF: {e}"))?;
+    shard::write(&path, &samples).map_err(|e| e.to_string())?;
+    stats.shards.push(path);
+    Ok(())
+}
+
+/// A position waiting for its game's result.
+struct Pending {
+    spatial: Vec<f32>,
+    global: Vec<f32>,
+    policy: Option<Vec<f32>>,
+    to_move: Color,
+}
+
+/// Plays game `index`.
+fn play_game(
+    cfg: &SelfplayConfig,
+    eval: Arc<dyn Evaluator>,
+    index: usize,
+) -> Result<Played, String> {
+    let seed = derive_seed(cfg.seed, 1, index as u64);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let size = rng.random_range(cfg.min_size..=cfg.max_size);
+    let komi = (rng.random_range(cfg.min_komi..=cfg.max_komi) * 2.0).round() / 2.0;
+    let mut game = Game::new(size, komi)?;
+    let n = size * size;
+    let base = SearchConfig {
+        threads: 1,
+        batch_size: cfg.batch_size,
+        seed: derive_seed(cfg.seed, 2, index as u64),
+        lcb_check: false,
+        ..SearchConfig::default()
+    };
+    let mut search = Search::new(eval, base.clone());
+    let may_resign =
+        cfg.resign_threshold.is_some() && rng.random::<f32>() >= cfg.resign_check_fraction;
+    let max_moves = ((cfg.max_moves_factor * n as f32) as usize).max(4);
+    let halflife = cfg.temp_halflife * n as f32 / 361.0;
+    let stop = AtomicBool::new(false);
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut low_streak = [0u32; 2];
+    let mut would_resign: Option<Color> = None;
+    let mut resigned: Option<Color> = None;
+    while !game.is_over() && game.moves.len() < max_moves {
+        let full = rng.random::<f32>() < cfg.full_prob;
+        search.set_config(SearchConfig {
+            noise: full && cfg.noise,
+            ..base.clone()
+        });
+        search.set_position(game.position.clone(), game.recent());
+        search.set_eval_context(game.prev_boards.clone(), 0.0);
+        let visits = if full {
+            cfg.visits_full
+        } else {
+            cfg.visits_fast
+        };
+        let res = search.run(
+            &Limits::visits(visits),
+            &stop,
+            None,
+            Duration::from_secs(3600),
+        );
+        let to_move = game.to_move();
+        let target = if res.moves.is_empty() {
+            one_hot(res.best, size)
+        } else if full {
+            prune(&res.moves, cfg.forced_k, size)
+        } else {
+            visit_distribution(&res.moves, size)
+        };
+        let (spatial, global) = game.features();
+        pending.push(Pending {
+            spatial,
+            global,
+            policy: full.then(|| target.clone()),
+            to_move,
+        });
+        // Resignation.
+        if let Some(th) = cfg.resign_threshold {
+            let k = to_move.index();
+            low_streak[k] = if res.winrate < th {
+                low_streak[k] + 1
+            } else {
+                0
+            };
+            if low_streak[k] >= cfg.resign_consecutive.max(1) {
+                if may_resign {
+                    resigned = Some(to_move);
+                    break;
+                }
+                would_resign.get_or_insert(to_move);
+            }
+        }
+        let temp = cfg.temp_end
+            + (cfg.temp_start - cfg.temp_end) * 0.5f32.powf(game.moves.len() as f32 / halflife);
+        let mv = choose(&target, temp, size, &mut rng).unwrap_or(res.best);
+        let mv = if game.position.is_legal(mv) {
+            mv
+        } else {
+            res.best
+        };
+        game.play(mv, None)
+            .map_err(|e| format!("self-play move {mv:?} illegal: {e}"))?;
+    }
+    // Targets.
+    let outcome = game.outcome();
+    let winner = match resigned {
+        Some(c) => Some(c.opp()),
+        None if outcome.margin > 0.0 => Some(Color::Black),
+        None if outcome.margin < 0.0 => Some(Color::White),
+        None => None,
+    };
+    game.record.result = Some(result_text(outcome.margin, resigned));
+    game.record.black = Some("tengen-selfplay".into());
+    game.record.white = Some("tengen-selfplay".into());
+    let mut samples = Vec::with_capacity(pending.len());
+    for (ply, p) in pending.into_iter().enumerate() {
+        let pla = p.to_move;
+        let sign = if pla == Color::Black { 1.0 } else { -1.0 };
+        let mut flags = HAS_VALUE;
+        if resigned.is_none() {
+            flags |= HAS_SCORE | HAS_OWNERSHIP;
+        }
+        if p.policy.is_some() {
+            flags |= HAS_POLICY;
+        }
+        let opp_move = game
+            .moves
+            .get(ply + 1)
+            .map_or(NO_MOVE, |&(_, m)| policy_index(m, size) as u16);
+        samples.push(Sample {
+            size,
+            flags,
+            spatial: p.spatial,
+            global: p.global,
+            policy: p.policy.unwrap_or_else(|| vec![0.0; n + 1]),
+            opp_move,
+            outcome: match winner {
+                Some(w) if w == pla => 1,
+                Some(_) => -1,
+                None => 0,
+            },
+            score: if resigned.is_some() {
+                0.0
+            } else {
+                sign * outcome.margin
+            },
+            ownership: outcome
+                .owners
+                .iter()
+                .map(|o| match o {
+                    Some(c) if *c == pla => 1,
+                    Some(_) => -1,
+                    None => 0,
+                })
+                .collect(),
+        });
+    }
+    Ok(Played {
+        samples,
+        sgf: tengen::sgf::write_record(&game.record),
+        moves: game.moves.len(),
+        resigned: resigned.is_some(),
+        checked: would_resign.map(|c| winner == Some(c)),
+        black_won: winner == Some(Color::Black),
+    })
+}
+
+fn one_hot(mv: Move, size: usize) -> Vec<f32> {
+    let mut v = vec![0.0; size * size + 1];
+    v[policy_index(mv, size)] = 1.0;
+    v
+}
+
+/// Visit counts as a distribution (dense, pass last).
+pub fn visit_distribution(moves: &[MoveInfo], size: usize) -> Vec<f32> {
+    let mut v = vec![0.0; size * size + 1];
+    for m in moves {
+        v[policy_index(m.mv, size)] += m.visits as f32;
+    }
+    normalize(v)
+}
+
+/// Policy-target pruning (see the module docs).
+pub fn prune(moves: &[MoveInfo], forced_k: f32, size: usize) -> Vec<f32> {
+    let total: u64 = moves.iter().map(|m| m.visits).sum();
+    let Some(best) = moves.iter().max_by_key(|m| m.visits) else {
+        return vec![0.0; size * size + 1];
+    };
+    let mut v = vec![0.0; size * size + 1];
+    for m in moves {
+        let mut visits = m.visits as f32;
+        if m.mv != best.mv && forced_k > 0.0 {
+            let forced = (forced_k * m.prior.max(0.0) * total as f32).sqrt();
+            visits -= forced;
+            if visits <= 1.0 {
+                visits = 0.0;
+            }
+        }
+        v[policy_index(m.mv, size)] += visits;
+    }
+    normalize(v)
+}
+
+fn normalize(mut v: Vec<f32>) -> Vec<f32> {
+    let s: f32 = v.iter().sum();
+    if s > 0.0 {
+        v.iter_mut().for_each(|x| *x /= s);
+    }
+    v
+}
+
+/// Samples a move with probability proportional to `p^(1/temp)`
+/// (the most likely move when `temp` is ~0).
+fn choose(p: &[f32], temp: f32, size: usize, rng: &mut StdRng) -> Option<Move> {
+    let to_move = |i: usize| {
+        if i == size * size {
+            Move::Pass
+        } else {
+            Move::Place(tengen::rules::Point::from_dense(i, size))
+        }
+    };
+    if temp < 0.01 {
+        let (i, _) = p
+            .iter()
+            .enumerate()
+            .filter(|(_, &x)| x > 0.0)
+            .max_by(|a, b| a.1.total_cmp(b.1))?;
+        return Some(to_move(i));
+    }
+    let max = p.iter().cloned().fold(0.0f32, f32::max);
+    if max <= 0.0 {
+        return None;
+    }
+    let w: Vec<f64> = p
+        .iter()
+        .map(|&x| {
+            if x > 0.0 {
+                ((x / max) as f64).powf(1.0 / temp as f64)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let total: f64 = w.iter().sum();
+    let mut r = rng.random::<f64>() * total;
+    for (i, &x) in w.iter().enumerate() {
+        if x > 0.0 {
+            if r < x {
+                return Some(to_move(i));
+            }
+            r -= x;
+        }
+    }
+    w.iter().rposition(|&x| x > 0.0).map(to_move)
+}

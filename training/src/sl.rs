@@ -1,0 +1,155 @@
+//! Supervised bootstrap: SGF game records to training shards. Each move
+//! of a game becomes a sample whose policy target is the move played;
+//! the result (`RE`) gives the value target, and its margin, when
+//! numeric, the score target. Games with setup stones or handicap, or
+//! that break our rules, are skipped and counted.
+
+use std::path::{Path, PathBuf};
+
+use tengen::eval::policy_index;
+use tengen::rules::Color;
+use tengen::sgf::GameRecord;
+
+use crate::game::Game;
+use crate::shard::{self, Sample, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
+
+/// What a conversion did.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct SlStats {
+    pub files: usize,
+    pub games: usize,
+    pub skipped: usize,
+    pub samples: usize,
+    pub shards: Vec<PathBuf>,
+}
+
+/// Every `.sgf` file under `root` (a file or a folder), sorted.
+pub fn find_sgf(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            let rd = std::fs::read_dir(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            stack.extend(rd.flatten().map(|e| e.path()));
+        } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("sgf")) {
+            out.push(p);
+        }
+    }
+    if out.is_empty() && root.is_file() {
+        out.push(root.to_path_buf());
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Winner and margin (Black's view) from an SGF result like `B+3.5`,
+/// `W+R`, `0`, `Draw`.
+pub fn parse_result(re: &str) -> Option<(Option<Color>, Option<f32>)> {
+    let re = re.trim();
+    if re == "0" || re.eq_ignore_ascii_case("draw") || re.eq_ignore_ascii_case("jigo") {
+        return Some((None, Some(0.0)));
+    }
+    let (c, rest) = re.split_once('+')?;
+    let color = Color::parse(c)?;
+    let margin = rest.parse::<f32>().ok().filter(|m| m.is_finite());
+    let sign = if color == Color::Black { 1.0 } else { -1.0 };
+    Some((Some(color), margin.map(|m| sign * m)))
+}
+
+/// Samples of one record, or why it was skipped.
+pub fn samples_of(rec: &GameRecord) -> Result<Vec<Sample>, String> {
+    if rec.nodes.iter().any(|n| !n.setup.is_empty()) || rec.handicap.is_some_and(|h| h > 0) {
+        return Err("setup stones or handicap".into());
+    }
+    let size = rec.size;
+    let komi = rec.komi.unwrap_or(7.5);
+    let result = rec.result.as_deref().and_then(parse_result);
+    let moves: Vec<_> = rec.moves().collect();
+    let mut game = Game::new(size, komi)?;
+    let mut out = Vec::with_capacity(moves.len());
+    for (i, &(color, mv)) in moves.iter().enumerate() {
+        if game.to_move() != color {
+            game.position.set_to_move(color);
+        }
+        let (spatial, global) = game.features();
+        let n = size * size;
+        let mut policy = vec![0.0; n + 1];
+        policy[policy_index(mv, size)] = 1.0;
+        let mut flags = HAS_POLICY;
+        let (mut outcome, mut score) = (0i8, 0.0f32);
+        if let Some((winner, margin)) = result {
+            flags |= HAS_VALUE;
+            outcome = match winner {
+                Some(w) if w == color => 1,
+                Some(_) => -1,
+                None => 0,
+            };
+            if let Some(m) = margin {
+                flags |= HAS_SCORE;
+                score = if color == Color::Black { m } else { -m };
+            }
+        }
+        out.push(Sample {
+            size,
+            flags,
+            spatial,
+            global,
+            policy,
+            opp_move: moves
+                .get(i + 1)
+                .map_or(NO_MOVE, |&(_, m)| policy_index(m, size) as u16),
+            outcome,
+            score,
+            ownership: vec![0; n],
+        });
+        game.play(mv, None)
+            .map_err(|e| format!("move {}: {e}", i + 1))?;
+    }
+    Ok(out)
+}
+
+/// Converts every SGF under `input` into shards of about
+/// `samples_per_shard` samples in `out`.
+pub fn convert(input: &Path, out: &Path, samples_per_shard: usize) -> Result<SlStats, String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut stats = SlStats::default();
+    let mut buf: Vec<Sample> = Vec::new();
+    let flush = |buf: &mut Vec<Sample>, stats: &mut SlStats| -> Result<(), String> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let path = shard::next_path(out).map_err(|e| e.to_string())?;
+        shard::write(&path, buf).map_err(|e| e.to_string())?;
+        stats.samples += buf.len();
+        stats.shards.push(path);
+        buf.clear();
+        Ok(())
+    };
+    for f in find_sgf(input)? {
+        stats.files += 1;
+        let bytes = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let rec = match GameRecord::from_bytes(&bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("skipping {}: {e}", f.display());
+                stats.skipped += 1;
+                continue;
+            }
+        };
+        match samples_of(&rec) {
+            Ok(s) => {
+                stats.games += 1;
+                buf.extend(s);
+            }
+            Err(e) => {
+                eprintln!("skipping {}: {e}", f.display());
+                stats.skipped += 1;
+            }
+        }
+        if buf.len() >= samples_per_shard.max(1) {
+            flush(&mut buf, &mut stats)?;
+        }
+    }
+    flush(&mut buf, &mut stats)?;
+    Ok(stats)
+}

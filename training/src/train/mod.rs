@@ -1,0 +1,343 @@
+//! Training: burn autodiff on the CPU (flex) or a GPU (wgpu), Adam, the
+//! losses of [`loss`], symmetry augmentation, a sliding window over the
+//! newest shards, validation on held-out shards, and checkpoints that
+//! resume exactly.
+//!
+//! # Checkpoints
+//! `OUT/ckpt-<step>/` holds `net.safetensors` (net + auxiliary head, our
+//! format: exact f32), `optim.bpk` (Adam's moments, burn's burnpack) and
+//! `state.json` ([`TrainState`]); `OUT/LATEST` names the newest one and
+//! is replaced atomically after the folder is complete, so a kill at any
+//! moment leaves a loadable checkpoint. Older checkpoints are removed.
+//!
+//! # Exact resume
+//! Step `k` draws its batch from a generator seeded by (seed, k), the
+//! window's shard list is stored in the state, and parameter ids are
+//! renumbered in module order on every load, so the optimizer state
+//! matches. With one thread (`RAYON_NUM_THREADS=1`) on flex, training N
+//! steps in one go or in two runs with a kill between gives bit-identical
+//! weights (see `tests/resume.rs`).
+
+pub mod data;
+pub mod loss;
+
+use std::path::{Path, PathBuf};
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::Device;
+use indicatif::ProgressBar;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use tengen::features::v7;
+
+use crate::model::TrainNet;
+use crate::shard;
+use crate::util::{derive_seed, write_atomic};
+use data::Dataset;
+use loss::LossReport;
+
+/// Training settings.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct TrainConfig {
+    /// Train until this many steps in total (a resumed run continues).
+    pub steps: u64,
+    pub batch: usize,
+    pub lr: f32,
+    /// Newest shards used (0: all).
+    pub window: usize,
+    /// Checkpoint every this many steps (and at the end).
+    pub checkpoint_every: u64,
+    /// Random symmetries.
+    pub augment: bool,
+    /// Validation batches at the end (0: none).
+    pub val_batches: usize,
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            steps: 100,
+            batch: 64,
+            lr: 1e-3,
+            window: 50,
+            checkpoint_every: 50,
+            augment: true,
+            val_batches: 20,
+            seed: 1,
+        }
+    }
+}
+
+/// What a checkpoint records besides the weights.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct TrainState {
+    pub step: u64,
+    /// The step target the window below was chosen for.
+    pub target: u64,
+    pub train_shards: Vec<PathBuf>,
+    pub val_shards: Vec<PathBuf>,
+    pub config: TrainConfig,
+    /// Mean training loss since the previous checkpoint.
+    pub last_loss: Option<LossReport>,
+}
+
+/// Where training starts when no checkpoint exists.
+pub enum Init {
+    /// A fresh net of this architecture.
+    Fresh(tengen::net::NetConfig),
+    /// An exported model file.
+    Model(PathBuf),
+}
+
+/// The result of a run.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct TrainSummary {
+    pub step: u64,
+    pub steps_run: u64,
+    pub samples: usize,
+    pub train_loss: Option<LossReport>,
+    pub val_loss: Option<LossReport>,
+    pub samples_per_sec: f64,
+}
+
+/// A model being trained with its optimizer.
+pub struct Trainer {
+    pub net: TrainNet,
+    pub optim: ModuleOptimizer,
+    pub step: u64,
+    device: Device,
+}
+
+impl Trainer {
+    /// Starts training `net` (any device) on `device` (plain; autodiff is
+    /// added here).
+    pub fn new(net: TrainNet, device: &Device) -> Trainer {
+        Trainer {
+            net: net.train().fork(&device.clone().autodiff()).renumbered(),
+            optim: AdamConfig::new().init(),
+            step: 0,
+            device: device.clone(),
+        }
+    }
+
+    /// One optimizer step on `batch`.
+    pub fn step(&mut self, batch: &data::Batch, lr: f32) -> LossReport {
+        let ad = self.device.clone().autodiff();
+        let (x, g) = loss::inputs(batch, v7::SPATIAL, &ad);
+        let out = self.net.forward(x, g);
+        let (total, report) = loss::compute(out, batch, &ad);
+        let grads = GradientsParams::from_grads(total.backward(), &self.net);
+        self.net = self.optim.step(lr as f64, self.net.clone(), grads);
+        self.step += 1;
+        report
+    }
+
+    /// Mean losses over `batches` without training (no autodiff).
+    pub fn evaluate(&self, batches: &[data::Batch]) -> Option<LossReport> {
+        if batches.is_empty() {
+            return None;
+        }
+        let net = self.net.valid();
+        let mut sum = LossReport::default();
+        for b in batches {
+            let (x, g) = loss::inputs(b, v7::SPATIAL, &self.device);
+            let (_, r) = loss::compute(net.forward(x, g), b, &self.device);
+            sum.add(&r);
+        }
+        sum.scale(1.0 / batches.len() as f32);
+        Some(sum)
+    }
+
+    /// Writes a checkpoint into `out` (see the module docs).
+    pub fn save(&self, out: &Path, state: &TrainState) -> Result<(), String> {
+        let name = format!("ckpt-{:010}", self.step);
+        let dir = out.join(&name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        self.net
+            .save(&dir.join("net.safetensors"))
+            .map_err(|e| e.to_string())?;
+        self.optim
+            .save(dir.join("optim.bpk"))
+            .map_err(|e| format!("saving optimizer state: {e:?}"))?;
+        let json = serde_json::to_vec_pretty(state).map_err(|e| e.to_string())?;
+        write_atomic(&dir.join("state.json"), &json).map_err(|e| e.to_string())?;
+        write_atomic(&out.join("LATEST"), name.as_bytes()).map_err(|e| e.to_string())?;
+        // Older checkpoints go once the new one is in place.
+        if let Ok(rd) = std::fs::read_dir(out) {
+            for e in rd.flatten() {
+                let f = e.file_name();
+                let f = f.to_string_lossy();
+                if f.starts_with("ckpt-") && f != name.as_str() {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Loads the newest checkpoint in `out`, if any.
+    pub fn load(out: &Path, device: &Device) -> Result<Option<(Trainer, TrainState)>, String> {
+        let latest = match std::fs::read_to_string(out.join("LATEST")) {
+            Ok(s) => s.trim().to_string(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{}: {e}", out.join("LATEST").display())),
+        };
+        let dir = out.join(&latest);
+        let state: TrainState = serde_json::from_slice(
+            &std::fs::read(dir.join("state.json"))
+                .map_err(|e| format!("{}: {e}", dir.join("state.json").display()))?,
+        )
+        .map_err(|e| format!("{}: {e}", dir.join("state.json").display()))?;
+        let net =
+            TrainNet::read(&dir.join("net.safetensors"), device).map_err(|e| e.to_string())?;
+        let mut t = Trainer::new(net, device);
+        t.optim = t
+            .optim
+            .load(dir.join("optim.bpk"))
+            .map_err(|e| format!("{}: {e:?}", dir.join("optim.bpk").display()))?;
+        t.step = state.step;
+        Ok(Some((t, state)))
+    }
+}
+
+/// Splits the window: shards whose name hashes to 0 mod 10 are held out
+/// for validation (only with at least 2 shards, keeping one to train on).
+pub fn split_window(shards: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    if shards.len() < 2 {
+        return (shards.to_vec(), Vec::new());
+    }
+    let (mut train, mut val): (Vec<PathBuf>, Vec<PathBuf>) =
+        shards.iter().cloned().partition(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+            });
+            h % 10 != 0
+        });
+    if train.is_empty() {
+        train.push(val.remove(0));
+    }
+    (train, val)
+}
+
+/// Runs training (see the module docs): resumes from `out` when it has a
+/// checkpoint, else starts from `init`.
+pub fn run(
+    cfg: &TrainConfig,
+    data_dir: &Path,
+    val_dir: Option<&Path>,
+    out: &Path,
+    init: &Init,
+    device: &Device,
+    bar: &ProgressBar,
+) -> Result<TrainSummary, String> {
+    if cfg.batch == 0 || cfg.lr.is_nan() || cfg.lr <= 0.0 || cfg.checkpoint_every == 0 {
+        return Err("batch and checkpoint interval must be >= 1 and lr > 0".into());
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let resumed = Trainer::load(out, device)?;
+    let (mut trainer, old_state) = match resumed {
+        Some((t, s)) => (t, Some(s)),
+        None => {
+            let net = match init {
+                Init::Fresh(c) => TrainNet::random(c, cfg.seed, device),
+                Init::Model(p) => TrainNet::from_model(p, cfg.seed, device),
+            }
+            .map_err(|e| e.to_string())?;
+            (Trainer::new(net, device), None)
+        }
+    };
+    // The window: kept from the checkpoint when continuing toward the
+    // same target (exact resume), else chosen afresh.
+    let (train_shards, val_shards) = match &old_state {
+        Some(s) if s.target == cfg.steps && s.train_shards.iter().all(|p| p.exists()) => {
+            (s.train_shards.clone(), s.val_shards.clone())
+        }
+        _ => {
+            let mut all = shard::list(data_dir).map_err(|e| e.to_string())?;
+            if cfg.window > 0 && all.len() > cfg.window {
+                all.drain(..all.len() - cfg.window);
+            }
+            match val_dir {
+                Some(v) => (all, shard::list(v).map_err(|e| e.to_string())?),
+                None => split_window(&all),
+            }
+        }
+    };
+    let train_data = Dataset::load(&train_shards)?;
+    if train_data.is_empty() {
+        return Err(format!("no training samples in {}", data_dir.display()));
+    }
+    let val_data = Dataset::load(&val_shards)?;
+    let mut state = TrainState {
+        step: trainer.step,
+        target: cfg.steps,
+        train_shards,
+        val_shards,
+        config: cfg.clone(),
+        last_loss: None,
+    };
+    let start_step = trainer.step;
+    let start = std::time::Instant::now();
+    bar.set_length(cfg.steps);
+    bar.set_position(trainer.step);
+    let mut sum = LossReport::default();
+    let mut count = 0u32;
+    let mut last = None;
+    while trainer.step < cfg.steps {
+        let mut rng = StdRng::seed_from_u64(derive_seed(cfg.seed, 3, trainer.step));
+        let Some(batch) = train_data.random_batch(cfg.batch, cfg.augment, &mut rng) else {
+            break;
+        };
+        let r = trainer.step(&batch, cfg.lr);
+        if !r.total.is_finite() {
+            return Err(format!(
+                "loss is not finite at step {}; lower the learning rate",
+                trainer.step
+            ));
+        }
+        sum.add(&r);
+        count += 1;
+        bar.inc(1);
+        bar.set_message(format!("loss {:.3}", r.total));
+        if trainer.step % cfg.checkpoint_every == 0 || trainer.step == cfg.steps {
+            let mut mean = sum;
+            mean.scale(1.0 / count.max(1) as f32);
+            state.step = trainer.step;
+            state.last_loss = Some(mean);
+            last = Some(mean);
+            trainer.save(out, &state)?;
+            sum = LossReport::default();
+            count = 0;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let steps_run = trainer.step - start_step;
+    let val_loss = if cfg.val_batches > 0 {
+        trainer.evaluate(&val_data.sequential_batches(cfg.batch, cfg.val_batches))
+    } else {
+        None
+    };
+    trainer
+        .net
+        .export(&out.join("model.safetensors"))
+        .map_err(|e| e.to_string())?;
+    Ok(TrainSummary {
+        step: trainer.step,
+        steps_run,
+        samples: train_data.len(),
+        train_loss: last.or(old_state.and_then(|s| s.last_loss)),
+        val_loss,
+        samples_per_sec: if secs > 0.0 {
+            (steps_run as f64 * cfg.batch as f64) / secs
+        } else {
+            0.0
+        },
+    })
+}

@@ -1,0 +1,51 @@
+//! Shared helpers for the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use burn::tensor::Device;
+use indicatif::ProgressBar;
+use tengen::eval::Evaluator;
+use tengen::net::NetEvaluator;
+use tengen_train::model::TrainNet;
+use tengen_train::selfplay::{self, SelfplayConfig};
+
+/// A fresh temporary folder for one test.
+pub fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tengen-train-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The tiny net: 1 block × 8 channels.
+pub fn tiny() -> tengen::net::NetConfig {
+    tengen::net::NetConfig::small(1, 8)
+}
+
+pub fn tiny_eval(seed: u64) -> Arc<dyn Evaluator> {
+    let net = TrainNet::random(&tiny(), seed, &Device::flex()).unwrap();
+    Arc::new(NetEvaluator::new(net.net, 16))
+}
+
+/// A few quick self-play games on 5×5 into `out`.
+pub fn quick_selfplay(out: &std::path::Path, games: usize, seed: u64) -> selfplay::SelfplayStats {
+    let cfg = SelfplayConfig {
+        games,
+        parallel: 2,
+        visits_full: 12,
+        visits_fast: 3,
+        full_prob: 0.5,
+        min_size: 5,
+        max_size: 5,
+        min_komi: 0.5,
+        max_komi: 3.5,
+        games_per_shard: 2,
+        batch_size: 4,
+        max_moves_factor: 1.5,
+        seed,
+        ..SelfplayConfig::default()
+    };
+    selfplay::run(&cfg, tiny_eval(seed), out, 0, &ProgressBar::hidden()).unwrap()
+}
