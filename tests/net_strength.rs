@@ -169,3 +169,32 @@ fn beats_gnugo_level_10_on_9x9_at_8_visits() {
     eprintln!("tengen (b10 net, 8 visits) vs GNU Go level 10, 9x9: {wins}/{games}");
     assert!(2 * wins > games, "won only {wins} of {games}");
 }
+
+/// Regression: after two passes the dead-stone search used to score the
+/// ended game as it stood, so every stone counted as alive (W+28 here,
+/// where GNU Go and a referee say W+4 with White's corner dead).
+#[test]
+fn final_status_after_two_passes_finds_dead_stones() {
+    let Some(net) = net_path("final_status_after_two_passes_finds_dead_stones") else {
+        return;
+    };
+    let game = "b F6 w D4 b F3 w D6 b E7 w D7 b E5 w D5 b D2 w G3 b G4 w H4 b G2 w H3 \
+                b G5 w F2 b E2 w G7 b H5 w F7 b E6 w E8 b C3 w H6 b J5 w B4 b B3 w C4 \
+                b A4 w A5 b A3 w B5 b G6 w H7 b E4 w J7 b D3 w J6 b pass w pass";
+    let words: Vec<&str> = game.split_whitespace().collect();
+    let mut e = tengen(&net, 9, 8);
+    e.ok("boardsize 9");
+    e.ok("clear_board");
+    e.ok("komi 7");
+    for m in words.chunks(2) {
+        e.ok(&format!("play {} {}", m[0], m[1]));
+    }
+    let mut dead: Vec<String> = e
+        .ok("final_status_list dead")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    dead.sort();
+    assert_eq!(dead, ["F2", "G3", "H3", "H4"]);
+    assert_eq!(e.ok("final_score"), "W+4");
+}

@@ -192,3 +192,92 @@ fn pondering_stops_on_the_flag_and_reports_progress() {
     assert_eq!(r.visits, 1);
     assert!(r.moves.is_empty());
 }
+
+/// 5×5; the centre gets a fake prior of 0.4 but loses for Black once
+/// played (an adversarial prior). Value 0.5 elsewhere.
+fn adversarial() -> Arc<dyn Evaluator> {
+    use tengen::eval::{policy_index, EvalOutput};
+    use tengen::rules::Point;
+    use tengen::search::testing::FnEvaluator;
+    let x = Point::new(2, 2);
+    Arc::new(FnEvaluator(move |i: &tengen::eval::EvalInput| {
+        let size = i.position.size();
+        let n = size * size + 1;
+        let mut policy = vec![0.6 / (n - 1) as f32; n];
+        policy[policy_index(Move::Place(x), size)] = 0.4;
+        let mover_wins = match i.position.board().get(x) {
+            Some(Color::Black) => i.position.to_move() == Color::White,
+            _ => {
+                return EvalOutput {
+                    policy,
+                    value: [0.5, 0.5, 0.0],
+                    score_lead: 0.0,
+                    ownership: None,
+                }
+            }
+        };
+        let v = if mover_wins { 0.95 } else { 0.05 };
+        EvalOutput {
+            policy,
+            value: [v, 1.0 - v, 0.0],
+            score_lead: 0.0,
+            ownership: None,
+        }
+    }))
+}
+
+#[test]
+fn forced_playouts_visit_an_adversarial_prior_and_pruning_removes_them() {
+    let centre = Move::Place(tengen::rules::Point::new(2, 2));
+    let visits_of = |forced: Option<f32>| {
+        let cfg = SearchConfig {
+            forced_playouts: forced,
+            ..config(1, 1)
+        };
+        let mut s = search(adversarial(), cfg, 5);
+        let r = run(&mut s, Limits::visits(400));
+        let total: u64 = r.moves.iter().map(|m| m.visits).sum();
+        let m = r.moves.iter().find(|m| m.mv == centre).unwrap().clone();
+        (m.visits, (2.0 * m.prior as f64 * total as f64).sqrt(), s, r)
+    };
+    let (plain, n_forced, s_plain, _) = visits_of(None);
+    let (forced, _, s, r) = visits_of(Some(2.0));
+    assert!(forced as f64 >= n_forced - 1.0, "{forced} < {n_forced}");
+    assert!((plain as f64) < n_forced - 1.0, "plain search: {plain}");
+    // Without forced playouts the target is the visit distribution.
+    let t_plain = s_plain.policy_target();
+    assert_eq!(t_plain.len(), s_plain.snapshot().moves.len());
+    // Pruned: the centre loses (at least most of) its forced visits, the
+    // best keeps all of its own.
+    let target = s.policy_target();
+    let total: u64 = r.moves.iter().map(|m| m.visits).sum();
+    let best = r.moves.iter().max_by_key(|m| m.visits).unwrap();
+    let share = |mv: Move| target.iter().find(|t| t.0 == mv).map_or(0.0, |t| t.1);
+    assert!(share(best.mv) as f64 >= best.visits as f64 / total as f64 - 1e-6);
+    // Pruned visits, scaled by the best's (which keeps all of its own):
+    // the centre goes back to about what the plain search gave it, where
+    // its PUCT score meets the best's.
+    let pruned = share(centre) as f64 / share(best.mv) as f64 * best.visits as f64;
+    assert!(pruned < forced as f64 - 1.0);
+    assert!(pruned >= forced as f64 - n_forced - 1e-6);
+    assert!(pruned <= plain as f64 + 2.0);
+    let sum: f32 = target.iter().map(|t| t.1).sum();
+    assert!((sum - 1.0).abs() < 1e-4);
+}
+
+#[test]
+fn forced_playouts_with_noise_are_deterministic_with_one_thread() {
+    let go = || {
+        let cfg = SearchConfig {
+            forced_playouts: Some(2.0),
+            noise: true,
+            ..config(1, 4)
+        };
+        let mut s = search(Arc::new(HeuristicEvaluator::new(1)), cfg, 9);
+        let r = run(&mut s, Limits::visits(300));
+        (r.moves, s.policy_target())
+    };
+    let (a, b) = (go(), go());
+    assert!(!a.1.is_empty());
+    assert_eq!(a, b);
+}

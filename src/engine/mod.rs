@@ -197,6 +197,30 @@ impl Engine {
         reused
     }
 
+    /// Like [`Engine::set_root`] for judging a position rather than
+    /// playing in it: passes that led here are forgotten, so the search
+    /// plays the game out instead of scoring an ended game as it stands
+    /// (where every stone would count as alive). Used for dead-stone
+    /// status, final_score and judging.
+    fn set_root_live(&mut self, game: &Game, color: Color) {
+        let pos = game.position();
+        if pos.passes() == 0 {
+            self.set_root(game, color);
+            return;
+        }
+        let mut root = pos.clone();
+        // A new history segment: no passes, superko from here on.
+        root.set_to_move(color);
+        let mut recent = game.recent_moves(RECENT_MOVES);
+        while recent.last().is_some_and(|&(_, m)| m == Move::Pass) {
+            recent.pop();
+        }
+        self.search.set_position(root, recent);
+        self.search
+            .set_eval_context(Vec::new(), game.handicap_points());
+        self.last_reused = false;
+    }
+
     fn limits(&self, time: Option<Duration>) -> Limits {
         Limits {
             visits: self.settings.visits,
@@ -448,7 +472,7 @@ impl Engine {
     /// Judges the game as it stands with a search of `visits` visits (A3).
     pub fn judge(&mut self, game: &Game, visits: u64) -> Judgement {
         let to_move = game.to_move();
-        self.set_root(game, to_move);
+        self.set_root_live(game, to_move);
         let never = AtomicBool::new(false);
         let result = self.search.run(
             &Limits::visits(visits.max(1)),
@@ -481,7 +505,7 @@ impl Engine {
     /// The short search behind end-of-game judgements, and who was to move.
     fn short_search(&mut self, game: &Game) -> (SearchResult, Color) {
         let to_move = game.to_move();
-        self.set_root(game, to_move);
+        self.set_root_live(game, to_move);
         let never = AtomicBool::new(false);
         let limits = Limits::visits(self.settings.status_visits.max(1));
         let r = self

@@ -6,6 +6,9 @@
 //!   in atari, no self-atari, 3rd/4th line early, contact with stones, never
 //!   its own eyes) and a value, score and ownership from a few seeded
 //!   random playouts scored by area. Same seed and position, same output.
+//! - [`HashEvaluator`]: policy, value, score and ownership pseudo-random
+//!   from the position hash — cheap, varied and reproducible, for tests of
+//!   caches, batching and search that must tell positions apart.
 
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -228,6 +231,64 @@ impl Evaluator for HeuristicEvaluator {
     }
 }
 
+/// Pseudo-random outputs seeded by [`Position::hash`] (and the
+/// evaluator's seed): the same position always gets the same output, two
+/// positions almost surely different ones. The policy covers exactly the
+/// legal moves (pass included) and sums to 1; value, score lead and
+/// ownership are consistent with nothing in particular.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HashEvaluator {
+    pub seed: u64,
+}
+
+impl HashEvaluator {
+    pub fn new(seed: u64) -> HashEvaluator {
+        HashEvaluator { seed }
+    }
+
+    fn evaluate_one(&self, pos: &Position) -> EvalOutput {
+        let size = pos.size();
+        let h = mix(self.seed, pos.hash() ^ size as u64);
+        let mut policy = vec![0.0f32; size * size + 1];
+        for mv in pos.legal_moves() {
+            let i = policy_index(mv, size);
+            policy[i] = 0.01 + unit(mix(h, i as u64));
+        }
+        let total: f32 = policy.iter().sum();
+        for w in &mut policy {
+            *w /= total;
+        }
+        let win = 0.05 + 0.9 * unit(mix(h, u64::MAX));
+        let score_lead = (unit(mix(h, u64::MAX - 1)) - 0.5) * 40.0;
+        let ownership = (0..size * size)
+            .map(|i| unit(mix(h ^ 0x5555, i as u64)) * 2.0 - 1.0)
+            .collect();
+        EvalOutput {
+            policy,
+            value: [win, 1.0 - win, 0.0],
+            score_lead,
+            ownership: Some(ownership),
+        }
+    }
+}
+
+impl Evaluator for HashEvaluator {
+    fn evaluate(&self, batch: &[EvalInput]) -> Vec<EvalOutput> {
+        batch
+            .iter()
+            .map(|i| self.evaluate_one(&i.position))
+            .collect()
+    }
+
+    fn max_batch(&self) -> usize {
+        256
+    }
+
+    fn name(&self) -> String {
+        format!("hash (seed {})", self.seed)
+    }
+}
+
 /// A 64-bit mix of two words (splitmix64 finaliser).
 fn mix(a: u64, b: u64) -> u64 {
     let mut z = a
@@ -264,6 +325,45 @@ mod tests {
             assert!((sum - 1.0).abs() < 1e-4, "{sum}");
             assert_eq!(a[0].policy[Point::new(4, 4).dense(9)], 0.0);
         }
+    }
+
+    #[test]
+    fn hash_evaluator_is_a_function_of_the_position() {
+        let eval = HashEvaluator::new(3);
+        let mut a = Position::new(9, Ruleset::chinese()).unwrap();
+        a.play_move(Move::parse_gtp("C3", 9).unwrap()).unwrap();
+        a.play_move(Move::parse_gtp("G7", 9).unwrap()).unwrap();
+        // The same stones by another move order: the same output.
+        let mut b = Position::new(9, Ruleset::chinese()).unwrap();
+        b.play(Color::White, Move::parse_gtp("G7", 9).unwrap())
+            .unwrap();
+        b.play(Color::Black, Move::parse_gtp("C3", 9).unwrap())
+            .unwrap();
+        b.set_to_move(Color::Black);
+        let mut c = a.clone();
+        c.play_move(Move::parse_gtp("E5", 9).unwrap()).unwrap();
+        let out = eval.evaluate(&[
+            EvalInput::new(a.clone()),
+            EvalInput::new(b),
+            EvalInput::new(c),
+        ]);
+        assert_eq!(out[0], out[1]);
+        assert_ne!(out[0], out[2]);
+        assert_eq!(out[0], eval.evaluate(&[EvalInput::new(a)])[0]);
+        let sum: f32 = out[2].policy.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-4, "{sum}");
+        assert_eq!(out[2].policy[Point::new(4, 4).dense(9)], 0.0);
+        assert!(out[2].policy[81] > 0.0, "pass is legal");
+        assert_ne!(
+            eval.evaluate(&[EvalInput::new(
+                Position::new(9, Ruleset::chinese()).unwrap()
+            )])[0]
+                .value,
+            HashEvaluator::new(4).evaluate(&[EvalInput::new(
+                Position::new(9, Ruleset::chinese()).unwrap()
+            )])[0]
+                .value
+        );
     }
 
     #[test]

@@ -3,12 +3,14 @@
 //!
 //! The neural net, the batcher and the cache all implement [`Evaluator`];
 //! the engine and the search know only this trait. [`fake`] holds
-//! deterministic evaluators for tests and for play before a net exists.
+//! deterministic evaluators for tests and for play before a net exists;
+//! [`cache`] remembers outputs in front of any evaluator.
 //!
 //! Conventions: every estimate is from the view of the player to move in
 //! [`EvalInput::position`]; the policy is dense (`p.dense(size)` for a
 //! point, `size * size` for the pass).
 
+pub mod cache;
 pub mod fake;
 
 use crate::rules::{Board, Color, Move, Position};

@@ -124,3 +124,89 @@ impl NetConfig {
         )
     }
 }
+
+impl NetConfig {
+    /// Floating-point operations of one forward pass on a `size`×`size`
+    /// board: 2 × the multiply-accumulates of every convolution, dense
+    /// layer and attention product (norms, activations, pooling and other
+    /// element-wise work are not counted, as is usual).
+    pub fn flops(&self, size: usize) -> u64 {
+        let n = (size * size) as u64;
+        let c = self.trunk as u64;
+        let k2 = (self.stem_kernel * self.stem_kernel) as u64;
+        let mut macs = self.spatial_inputs as u64 * c * k2 * n + self.global_inputs as u64 * c;
+        macs += self.blocks.iter().map(|b| b.macs(c, n)).sum::<u64>();
+        let p = self.policy_channels as u64;
+        let outs = self.policy_outputs as u64;
+        // conv_p, conv_g, g_to_bias, conv_out, pass.
+        macs += 2 * c * p * n + 3 * p * p + p * outs * n;
+        macs += if self.model_version >= 15 {
+            3 * p * p + p * outs
+        } else {
+            3 * p * outs
+        };
+        let v = self.value_channels as u64;
+        let vh = self.value_hidden as u64;
+        // conv, fc, value, misc, ownership.
+        macs += c * v * n + 3 * v * vh + vh * 3 + vh * 6 + v * n;
+        2 * macs
+    }
+}
+
+impl BlockConfig {
+    /// Multiply-accumulates of this block on a trunk of `c` channels and
+    /// `n` points.
+    fn macs(&self, c: u64, n: u64) -> u64 {
+        match self {
+            BlockConfig::Residual { mid } => 2 * c * *mid as u64 * 9 * n,
+            BlockConfig::GlobalPool { mid, gpool } => {
+                let (m, g) = (*mid as u64, *gpool as u64);
+                (c * m + c * g + m * c) * 9 * n + 3 * g * m
+            }
+            BlockConfig::NestedBottleneck { mid, inner } => {
+                let m = *mid as u64;
+                2 * c * m * n + inner.iter().map(|b| b.macs(m, n)).sum::<u64>()
+            }
+            BlockConfig::Attention {
+                heads,
+                kv_heads,
+                q_head_dim,
+                v_head_dim,
+            } => {
+                let (h, kv) = (*heads as u64, *kv_heads as u64);
+                let (dq, dv) = (*q_head_dim as u64, *v_head_dim as u64);
+                // q, k, v and out projections, then Q·Kᵀ and A·V.
+                n * c * (h * dq + kv * dq + kv * dv) + n * h * dv * c + h * n * n * (dq + dv)
+            }
+            BlockConfig::SwiGluFfn { hidden } => 3 * n * c * *hidden as u64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flops_match_a_hand_count() {
+        // Trunk 4, one residual block (mid 4), policy 2 channels, value 2
+        // channels, hidden 3, model version 15, 2×2 board (n = 4).
+        let mut cfg = NetConfig::small(1, 4);
+        cfg.value_hidden = 3;
+        assert_eq!(
+            (cfg.policy_channels, cfg.value_channels, cfg.trunk),
+            (2, 2, 4)
+        );
+        let stem = 22 * 4 * 9 * 4 + 19 * 4; // 3244
+        let block = 2 * 4 * 4 * 9 * 4; // 1152
+        let policy = 2 * 4 * 2 * 4 + 3 * 2 * 2 + 2 * 2 * 4 + 3 * 2 * 2 + 2 * 2; // 64+12+16+12+4
+        let value = 4 * 2 * 4 + 3 * 2 * 3 + 3 * 3 + 3 * 6 + 2 * 4; // 32+18+9+18+8
+        assert_eq!(cfg.flops(2), 2 * (stem + block + policy + value) as u64);
+
+        // A global-pooling block: mid 4, gpool 1.
+        let mut g = cfg.clone();
+        g.blocks = vec![BlockConfig::GlobalPool { mid: 4, gpool: 1 }];
+        let gblock = (4 * 4 + 4 + 4 * 4) * 9 * 4 + 3 * 4;
+        assert_eq!(g.flops(2), 2 * (stem + gblock + policy + value) as u64);
+    }
+}

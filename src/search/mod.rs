@@ -106,6 +106,12 @@ pub struct SearchConfig {
     pub lcb_min_fraction: f32,
     /// Resign when the chosen move's winrate is below this (`None`: never).
     pub resign_threshold: Option<f32>,
+    /// KataGo's forced playouts at the root with this `k` (2 in the paper;
+    /// `None`: off, the default). For self-play full searches only: a
+    /// visited root child with fewer than `sqrt(k * prior * child visits)`
+    /// visits (prior after noise) is selected first. Pair it with
+    /// [`Search::policy_target`], which prunes those visits back out.
+    pub forced_playouts: Option<f32>,
 }
 
 impl Default for SearchConfig {
@@ -132,6 +138,7 @@ impl Default for SearchConfig {
             lcb_z: 2.0,
             lcb_min_fraction: 0.1,
             resign_threshold: None,
+            forced_playouts: None,
         }
     }
 }
@@ -347,6 +354,33 @@ impl Search {
             .map_or(0, |c| self.tree.nodes[c as usize].visits as u64)
     }
 
+    /// The root's policy target after the last run, as (move, weight)
+    /// pairs summing to 1, in prior order (after noise), visited moves
+    /// only; empty before any child has a visit. With
+    /// [`SearchConfig::forced_playouts`] set, KataGo's policy-target
+    /// pruning applies: every child but the most visited loses up to its
+    /// forced playouts, `sqrt(k * prior * child visits)`, as long as its
+    /// PUCT score with the reduced count stays below the best's, and
+    /// children left with at most one visit are dropped. Without it, the
+    /// plain visit distribution. Deterministic with one thread and a seed.
+    pub fn policy_target(&self) -> Vec<(Move, f32)> {
+        let k = self.config.forced_playouts.map(|k| k as f64);
+        select::pruned_target(&self.tree, &self.puct(), k)
+    }
+
+    fn puct(&self) -> Puct {
+        let cfg = &self.config;
+        Puct {
+            c_init: cfg.c_puct_init as f64,
+            c_log: cfg.c_puct_log as f64,
+            c_base: (cfg.c_puct_base as f64).max(1.0),
+            fpu_reduction: cfg.fpu_reduction as f64,
+            root_fpu_reduction: cfg.root_fpu_reduction as f64,
+            virtual_loss: cfg.virtual_loss as f64,
+            forced_k: cfg.forced_playouts.map(|k| k as f64),
+        }
+    }
+
     /// Nodes in the tree.
     pub fn node_count(&self) -> usize {
         self.tree.nodes.len()
@@ -383,14 +417,7 @@ impl Search {
         let ctx = Ctx {
             tree: Mutex::new(tree),
             batcher: Batcher::new(&*self.evaluator, batch, cfg.batch_timeout, 1),
-            puct: Puct {
-                c_init: cfg.c_puct_init as f64,
-                c_log: cfg.c_puct_log as f64,
-                c_base: (cfg.c_puct_base as f64).max(1.0),
-                fpu_reduction: cfg.fpu_reduction as f64,
-                root_fpu_reduction: cfg.root_fpu_reduction as f64,
-                virtual_loss: cfg.virtual_loss as f64,
-            },
+            puct: self.puct(),
             utility: Utility {
                 weight: cfg.score_utility as f64,
                 scale: 20.0 * size as f64 / 19.0,

@@ -16,9 +16,26 @@
 //! parallel gatherers spread out. Ties go to the higher prior (edges are
 //! sorted by prior), so selection is deterministic.
 //!
-//! Pure functions over a locked [`Tree`]; no allocation.
+//! # Forced playouts and policy-target pruning (self-play)
+//! With `forced_k = Some(k)` (KataGo's forced playouts, `k = 2` in the
+//! paper), at the root only, a child that has received at least one visit
+//! and has fewer visits (in-flight ones included) than
+//!
+//! ```text
+//! n_forced(c) = sqrt(k * P(c) * sum of the root children's visits)
+//! ```
+//!
+//! is selected first (its score counts as +infinity; among several, the
+//! higher prior). `P(c)` is the root prior after noise. [`pruned_target`]
+//! then takes those visits back out of the policy target: every child but
+//! the most visited `c*` loses up to `n_forced(c)` visits, as long as its
+//! PUCT score with the reduced count stays below `c*`'s; children left
+//! with at most one visit are dropped.
+//!
+//! Pure functions over a locked [`Tree`]; selection does not allocate.
 
 use super::tree::{Tree, NONE};
+use crate::rules::Move;
 
 /// The selection parameters (a copy of the relevant config fields).
 #[derive(Clone, Copy, Debug)]
@@ -29,6 +46,15 @@ pub(crate) struct Puct {
     pub fpu_reduction: f64,
     pub root_fpu_reduction: f64,
     pub virtual_loss: f64,
+    /// Forced-playout constant at the root (`None`: off).
+    pub forced_k: Option<f64>,
+}
+
+/// KataGo's forced playouts for a root child with prior `prior` when the
+/// root's children have `total` visits in all.
+#[inline]
+pub(crate) fn forced_playouts(k: f64, prior: f64, total: f64) -> f64 {
+    (k * prior.max(0.0) * total.max(0.0)).sqrt()
 }
 
 impl Puct {
@@ -49,14 +75,17 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
     // The node's value from the view of its player to move.
     let parent_q = if n.visits > 0 { -n.util() } else { 0.0 };
     let mut visited_mass = 0.0f64;
+    let mut child_visits = 0.0f64;
     for e in &tree.edges[range.clone()] {
         if e.child != NONE {
             let c = &tree.nodes[e.child as usize];
             if c.visits + c.in_flight > 0 {
                 visited_mass += e.prior as f64;
             }
+            child_visits += c.visits as f64;
         }
     }
+    let forced_k = if node == 0 { puct.forced_k } else { None };
     let reduction = if node == 0 {
         puct.root_fpu_reduction
     } else {
@@ -70,6 +99,16 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
         let e = &tree.edges[i];
         let (q, visits) = if e.child != NONE {
             let c = &tree.nodes[e.child as usize];
+            if let Some(k) = forced_k {
+                let n = (c.visits + c.in_flight) as f64;
+                if c.visits > 0 && n < forced_playouts(k, e.prior as f64, child_visits) {
+                    // Forced: the first such child (highest prior) wins.
+                    if best.is_none_or(|(_, b)| b < f64::INFINITY) {
+                        best = Some((i, f64::INFINITY));
+                    }
+                    continue;
+                }
+            }
             let vl = puct.virtual_loss * c.in_flight as f64;
             let nv = c.visits as f64 + vl;
             if nv > 0.0 {
@@ -97,6 +136,67 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
     best.map(|(i, _)| i)
 }
 
+/// The root's policy target: the visited children's visits, pruned as the
+/// module docs describe when `forced_k` is `Some(k)` (as given to the
+/// search), and normalised to sum to 1. Moves in edge order (highest prior
+/// first); empty when no child has a visit. Call it between runs (no
+/// visit in flight).
+pub(crate) fn pruned_target(tree: &Tree, puct: &Puct, forced_k: Option<f64>) -> Vec<(Move, f32)> {
+    let root = tree.root();
+    let mut kids: Vec<(Move, f64, f64, f64)> = Vec::new(); // move, prior, visits, Q
+    for e in tree.edges_of(0) {
+        if e.child == NONE {
+            continue;
+        }
+        let c = &tree.nodes[e.child as usize];
+        if c.visits == 0 {
+            continue;
+        }
+        let n = c.visits as f64;
+        kids.push((e.mv, e.prior as f64, n, c.util_sum / n));
+    }
+    // The most visited child; ties go to the higher prior (earlier edge).
+    let Some(best) = kids
+        .iter()
+        .enumerate()
+        .fold(None, |b: Option<(usize, f64)>, (i, k)| match b {
+            Some((_, n)) if n >= k.2 => b,
+            _ => Some((i, k.2)),
+        })
+        .map(|(i, _)| i)
+    else {
+        return Vec::new();
+    };
+    let mut weights: Vec<f64> = kids.iter().map(|k| k.2).collect();
+    if let Some(k) = forced_k {
+        let total: f64 = kids.iter().map(|k| k.2).sum();
+        let parent_n = root.visits as f64;
+        let explore = puct.c(parent_n) * parent_n.max(1.0).sqrt();
+        let score = |prior: f64, n: f64, q: f64| q + explore * prior / (1.0 + n);
+        let (_, bp, bn, bq) = kids[best];
+        let best_score = score(bp, bn, bq);
+        for (i, &(_, prior, n, q)) in kids.iter().enumerate() {
+            if i == best {
+                continue;
+            }
+            let gap = best_score - q;
+            let mut reduced = n;
+            if gap > 0.0 {
+                // score(prior, m, q) < best_score  <=>  m > floor_n.
+                let floor_n = explore * prior / gap - 1.0;
+                reduced = (n - forced_playouts(k, prior, total)).max(floor_n).min(n);
+            }
+            weights[i] = if reduced <= 1.0 { 0.0 } else { reduced };
+        }
+    }
+    let sum: f64 = weights.iter().sum();
+    kids.iter()
+        .zip(&weights)
+        .filter(|(_, &w)| w > 0.0)
+        .map(|(k, &w)| (k.0, (w / sum) as f32))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,7 +211,16 @@ mod tests {
             fpu_reduction: 0.2,
             root_fpu_reduction: 0.1,
             virtual_loss: 1.0,
+            forced_k: None,
         }
+    }
+
+    /// Gives root child `e` a node with `visits` visits of mean utility `q`.
+    fn visit(t: &mut Tree, e: usize, visits: u32, q: f64) {
+        let c = t.add_child(0, e).unwrap();
+        t.nodes[c as usize].visits = visits;
+        t.nodes[c as usize].util_sum = q * visits as f64;
+        t.nodes[0].visits += visits;
     }
 
     fn tree(priors: &[f32]) -> Tree {
@@ -160,5 +269,88 @@ mod tests {
         assert_eq!(select_edge(&t, 0, &puct(), false), Some(2));
         let t2 = tree(&[0.5, 0.5]);
         assert_eq!(select_edge(&t2, 0, &puct(), false), None);
+    }
+
+    #[test]
+    fn forced_playouts_select_a_starved_child_first() {
+        // Child 1 has a big (fake, noised) prior but a terrible value.
+        let mut t = tree(&[0.5, 0.3, 0.2]);
+        visit(&mut t, 0, 50, 0.5);
+        visit(&mut t, 1, 2, -0.9);
+        visit(&mut t, 2, 3, 0.0);
+        let plain = select_edge(&t, 0, &puct(), true);
+        assert_ne!(plain, Some(1));
+        let forced = Puct {
+            forced_k: Some(2.0),
+            ..puct()
+        };
+        // n_forced = sqrt(2 * 0.3 * 55) = 5.7 > 2 visits.
+        assert_eq!(select_edge(&t, 0, &forced, true), Some(1));
+        // Child 2: n_forced = sqrt(2 * 0.2 * 55) = 4.7 > 3 visits, but the
+        // higher prior goes first.
+        t.nodes[t.edges[1].child as usize].visits = 6;
+        t.nodes[t.edges[1].child as usize].util_sum = -0.9 * 6.0;
+        t.nodes[0].visits += 4;
+        assert_eq!(select_edge(&t, 0, &forced, true), Some(2));
+        // Not below the root.
+        let c = t.edges[0].child;
+        let sub: Vec<Edge> = [0.6f32, 0.4]
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| Edge {
+                mv: Move::Place(Point::new(i, 1)),
+                prior: p,
+                child: NONE,
+            })
+            .collect();
+        t.attach(c, &sub);
+        let r = t.edge_range(c);
+        for (e, n, q) in [(r.start, 40u32, 0.5), (r.start + 1, 1, -1.0)] {
+            let g = t.add_child(c, e).unwrap();
+            t.nodes[g as usize].visits = n;
+            t.nodes[g as usize].util_sum = q * n as f64;
+        }
+        // sqrt(2 * 0.4 * 41) = 5.7 > 1 visit, but forcing is root-only.
+        assert_eq!(select_edge(&t, c, &forced, true), Some(r.start));
+    }
+
+    #[test]
+    fn pruning_removes_forced_visits_from_weak_children_only() {
+        let mut t = tree(&[0.6, 0.3, 0.05, 0.05]);
+        visit(&mut t, 0, 200, 0.5);
+        visit(&mut t, 1, 40, 0.4);
+        visit(&mut t, 2, 5, -0.9);
+        visit(&mut t, 3, 2, 0.0);
+        let p = puct();
+        let plain = pruned_target(&t, &p, None);
+        assert_eq!(plain.len(), 4);
+        assert!((plain[0].1 - 200.0 / 247.0).abs() < 1e-6);
+        let pruned = pruned_target(&t, &p, Some(2.0));
+        // The weak children lose their forced visits and are dropped.
+        assert_eq!(pruned.len(), 2, "{pruned:?}");
+        assert_eq!(pruned[0].0, t.edges[0].mv);
+        assert_eq!(pruned[1].0, t.edges[1].mv);
+        // The best keeps all of its visits; the other child loses some,
+        // but at most its forced playouts and only while its PUCT score
+        // stays below the best's.
+        let parent_n = t.nodes[0].visits as f64;
+        let explore = p.c(parent_n) * parent_n.sqrt();
+        let best_score = 0.5 + explore * 0.6 / 201.0;
+        let m = pruned[1].1 as f64 / pruned[0].1 as f64 * 200.0;
+        assert!(m < 40.0 - 1.0, "{m}");
+        assert!(m >= 40.0 - forced_playouts(2.0, 0.3, 247.0) - 1e-3);
+        assert!(0.4 + explore * 0.3 / (1.0 + m) <= best_score + 1e-4);
+        let sum: f32 = pruned.iter().map(|m| m.1).sum();
+        assert!((sum - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn pruning_never_touches_the_best() {
+        // The only visited child keeps its single visit.
+        let mut t = tree(&[0.5, 0.5]);
+        visit(&mut t, 1, 1, -1.0);
+        let pruned = pruned_target(&t, &puct(), Some(2.0));
+        assert_eq!(pruned, vec![(t.edges[1].mv, 1.0)]);
+        assert!(pruned_target(&tree(&[1.0]), &puct(), Some(2.0)).is_empty());
     }
 }

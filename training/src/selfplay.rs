@@ -8,13 +8,16 @@
 //!   fast one (`visits_fast`, no noise). Only full searches become policy
 //!   targets ([`HAS_POLICY`]); every position gets value, score and
 //!   ownership targets.
-//! - **Policy-target pruning** (approximate): the engine's search has no
-//!   forced-playout hook, so instead of pruning exactly the forced
-//!   playouts, every child but the most visited loses
-//!   `sqrt(forced_k * prior * total)` visits (KataGo's forced-playout
-//!   count for that child, with the noised prior), and children left with
-//!   at most one visit are dropped. This removes the visits noise and
-//!   exploration spent on bad moves, which is what pruning is for.
+//! - **Forced playouts and policy-target pruning**: full searches run
+//!   with the search's forced playouts (`SearchConfig::forced_playouts`
+//!   set to `forced_k`, KataGo's `k = 2`): at the root, every visited
+//!   child gets at least `sqrt(k * prior * child visits)` visits (prior
+//!   after noise), so noise-boosted moves get a fair look. The policy
+//!   target is then `Search::policy_target`, which prunes those forced
+//!   visits back out exactly as KataGo does: every child but the most
+//!   visited loses up to its forced playouts while its PUCT score stays
+//!   below the best's, and children left with at most one visit are
+//!   dropped. Fast searches use neither (and are no policy targets).
 //! - **Resignation** below `resign_threshold` for `resign_consecutive`
 //!   moves of the same player, except in a `resign_check_fraction` of
 //!   games that are played out to measure false resignations.
@@ -71,7 +74,8 @@ pub struct SelfplayConfig {
     pub resign_consecutive: u32,
     /// Fraction of games that never resign.
     pub resign_check_fraction: f32,
-    /// KataGo's forced-playout constant for target pruning (0: off).
+    /// KataGo's forced-playout constant `k` for full searches, with
+    /// policy-target pruning (0: off).
     pub forced_k: f32,
     /// Games stop after `max_moves_factor * size * size` moves.
     pub max_moves_factor: f32,
@@ -326,6 +330,7 @@ fn play_game(
         let full = rng.random::<f32>() < cfg.full_prob;
         search.set_config(SearchConfig {
             noise: full && cfg.noise,
+            forced_playouts: (full && cfg.forced_k > 0.0).then_some(cfg.forced_k),
             ..base.clone()
         });
         search.set_position(game.position.clone(), game.recent());
@@ -345,7 +350,7 @@ fn play_game(
         let target = if res.moves.is_empty() {
             one_hot(res.best, size)
         } else if full {
-            prune(&res.moves, cfg.forced_k, size)
+            dense(&search.policy_target(), size)
         } else {
             visit_distribution(&res.moves, size)
         };
@@ -462,23 +467,11 @@ pub fn visit_distribution(moves: &[MoveInfo], size: usize) -> Vec<f32> {
     normalize(v)
 }
 
-/// Policy-target pruning (see the module docs).
-pub fn prune(moves: &[MoveInfo], forced_k: f32, size: usize) -> Vec<f32> {
-    let total: u64 = moves.iter().map(|m| m.visits).sum();
-    let Some(best) = moves.iter().max_by_key(|m| m.visits) else {
-        return vec![0.0; size * size + 1];
-    };
+/// A sparse (move, weight) target as a dense distribution (pass last).
+pub fn dense(target: &[(Move, f32)], size: usize) -> Vec<f32> {
     let mut v = vec![0.0; size * size + 1];
-    for m in moves {
-        let mut visits = m.visits as f32;
-        if m.mv != best.mv && forced_k > 0.0 {
-            let forced = (forced_k * m.prior.max(0.0) * total as f32).sqrt();
-            visits -= forced;
-            if visits <= 1.0 {
-                visits = 0.0;
-            }
-        }
-        v[policy_index(m.mv, size)] += visits;
+    for &(mv, w) in target {
+        v[policy_index(mv, size)] += w;
     }
     normalize(v)
 }
