@@ -1,0 +1,69 @@
+//! Supervised bootstrap: SGF records become shards whose policy target is
+//! the move played and whose value and score come from `RE`; games with
+//! setup stones, broken files and illegal games are skipped and counted.
+
+mod common;
+
+use tengen::eval::policy_index;
+use tengen::rules::{Move, Point};
+use tengen_train::shard::{self, HAS_POLICY, HAS_SCORE, HAS_VALUE};
+use tengen_train::sl;
+
+#[test]
+fn sgf_records_become_policy_value_and_score_targets() {
+    let root = common::tmp("sl");
+    let games = root.join("games");
+    std::fs::create_dir_all(games.join("sub")).unwrap();
+    // Black wins by 3.5: three moves and a pass.
+    std::fs::write(
+        games.join("a.sgf"),
+        "(;GM[1]FF[4]SZ[9]KM[7]RE[B+3.5];B[ee];W[cc];B[gg];W[])",
+    )
+    .unwrap();
+    // White wins by resignation: value target, no score target.
+    std::fs::write(
+        games.join("sub").join("b.sgf"),
+        "(;GM[1]FF[4]SZ[9]KM[7]RE[W+R];B[dd];W[ff])",
+    )
+    .unwrap();
+    // Setup stones: skipped. Not SGF: skipped. Occupied point: skipped.
+    std::fs::write(games.join("c.sgf"), "(;GM[1]SZ[9]AB[aa];W[bb])").unwrap();
+    std::fs::write(games.join("d.sgf"), "this is not a game record").unwrap();
+    std::fs::write(games.join("e.sgf"), "(;GM[1]SZ[9];B[ee];W[ee])").unwrap();
+
+    let out = root.join("shards");
+    let stats = sl::convert(&games, &out, 1000).unwrap();
+    assert_eq!(stats.files, 5);
+    assert_eq!(stats.games, 2);
+    assert_eq!(stats.skipped, 3);
+    assert_eq!(stats.samples, 6);
+
+    let samples: Vec<_> = stats
+        .shards
+        .iter()
+        .flat_map(|p| shard::read(p).unwrap())
+        .collect();
+    assert_eq!(samples.len(), 6);
+    // Game a (files are read in sorted order): E5 by Black, who won.
+    let first = &samples[0];
+    assert_eq!(first.size, 9);
+    assert_eq!(
+        first.flags & (HAS_POLICY | HAS_VALUE | HAS_SCORE),
+        HAS_POLICY | HAS_VALUE | HAS_SCORE
+    );
+    let e5 = policy_index(Move::Place(Point::new(4, 4)), 9);
+    assert_eq!(first.policy[e5], 1.0);
+    assert_eq!(first.policy.iter().sum::<f32>(), 1.0);
+    assert_eq!(first.outcome, 1);
+    assert_eq!(first.score, 3.5);
+    // White's reply in the same game: a loss for the mover, score negated.
+    assert_eq!(samples[1].outcome, -1);
+    assert_eq!(samples[1].score, -3.5);
+    // The final pass is a policy target too.
+    assert_eq!(samples[3].policy[policy_index(Move::Pass, 9)], 1.0);
+    // Game b: White won by resignation, no margin.
+    let b = &samples[4];
+    assert_eq!(b.outcome, -1);
+    assert_eq!(b.flags & HAS_SCORE, 0);
+    assert_eq!(samples[5].outcome, 1);
+}
