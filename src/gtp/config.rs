@@ -224,7 +224,12 @@ pub fn build_evaluators(
     }
 }
 
-/// Loads a net for the engine and the `kata-raw-nn` hook.
+/// Evaluations the net's cache keeps.
+#[cfg(feature = "net")]
+const NET_CACHE_ENTRIES: usize = 20_000;
+
+/// Loads a net for the engine (behind an evaluation cache) and the
+/// `kata-raw-nn` hook (uncached: it prints the net's own outputs).
 #[cfg(feature = "net")]
 fn load_net(
     path: &Path,
@@ -237,8 +242,15 @@ fn load_net(
     let model = net::load_any(path, &dev).map_err(|e| format!("{}: {e}", path.display()))?;
     // Batches of 8 per search thread keep the CPU backend busy without
     // adding much latency; it reports its limit to the search.
-    let eval = Arc::new(NetEvaluator::new(model, 8 * threads.max(1)));
-    let raw = eval.clone();
+    let net_eval = Arc::new(NetEvaluator::new(model, 8 * threads.max(1)));
+    let raw = net_eval.clone();
+    // Transpositions and re-searched positions (tree reuse, status and
+    // judging searches) are not evaluated twice. About 3 KiB per entry on
+    // 19x19.
+    let eval = Arc::new(crate::eval::cache::CachedEvaluator::new(
+        net_eval,
+        NET_CACHE_ENTRIES,
+    ));
     let hook: RawNn = Arc::new(move |input, symmetry, optimism| {
         let s = net::symmetry::from_katago(symmetry)
             .ok_or_else(|| format!("symmetry must be 0 to 7, got {symmetry}"))?;
