@@ -1,73 +1,14 @@
 //! The `tengen gtp` binary as a subprocess: a full game between two
 //! engines, kill-and-resume (A4), and time controls (A2).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::Gtp;
 use tengen::rules::{Color, Move, Position, Ruleset};
-
-/// A GTP engine process.
-struct Gtp {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl Gtp {
-    fn start(args: &[&str]) -> Gtp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .arg("gtp")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start tengen");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Gtp {
-            child,
-            stdin,
-            stdout,
-        }
-    }
-
-    /// Sends a command; returns `Ok(result)` or `Err(message)`.
-    fn send(&mut self, cmd: &str) -> Result<String, String> {
-        writeln!(self.stdin, "{cmd}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut reply = String::new();
-        loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).unwrap();
-            assert!(n > 0, "engine closed its output after {cmd:?}");
-            if line == "\n" && !reply.is_empty() {
-                break;
-            }
-            reply.push_str(&line);
-        }
-        let reply = reply.trim_end().to_string();
-        let body = reply[1..].trim_start().to_string();
-        if reply.starts_with('=') {
-            Ok(body)
-        } else {
-            Err(body)
-        }
-    }
-
-    fn ok(&mut self, cmd: &str) -> String {
-        self.send(cmd).unwrap_or_else(|e| panic!("{cmd}: ? {e}"))
-    }
-}
-
-impl Drop for Gtp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tengen-test-{name}-{}", std::process::id()));
@@ -94,8 +35,8 @@ fn full_game_between_two_engine_processes() {
         "--max-time",
         "0.2",
     ];
-    let mut black = Gtp::start(&[&common[..], &["--seed", "1"]].concat());
-    let mut white = Gtp::start(&[&common[..], &["--seed", "2"]].concat());
+    let mut black = Gtp::tengen(&[&common[..], &["--seed", "1"]].concat());
+    let mut white = Gtp::tengen(&[&common[..], &["--seed", "2"]].concat());
     for e in [&mut black, &mut white] {
         e.ok("boardsize 9");
         e.ok("clear_board");
@@ -153,7 +94,7 @@ fn kill_and_resume_keeps_position_history_komi_and_clocks() {
     let dir = temp_dir("resume");
     let file = dir.join("autosave.sgf");
     let file_s = file.to_str().unwrap();
-    let mut e = Gtp::start(&["--size", "9", "--autosave", file_s, "--seed", "3"]);
+    let mut e = Gtp::tengen(&["--size", "9", "--autosave", file_s, "--seed", "3"]);
     e.ok("komi -50");
     e.ok("time_settings 600 0 0");
     e.ok("play b C7");
@@ -174,7 +115,7 @@ fn kill_and_resume_keeps_position_history_komi_and_clocks() {
     e.child.wait().unwrap();
     drop(e);
 
-    let mut r = Gtp::start(&["--resume", file_s, "--autosave", file_s, "--seed", "3"]);
+    let mut r = Gtp::tengen(&["--resume", file_s, "--autosave", file_s, "--seed", "3"]);
     assert_eq!(r.ok("gogui-rules_board_size"), "9");
     assert_eq!(r.ok("list_stones b"), stones_b);
     assert_eq!(r.ok("list_stones w"), stones_w);
@@ -196,7 +137,7 @@ fn kill_and_resume_keeps_position_history_komi_and_clocks() {
     r.ok("quit");
 
     // loadsgf of the same file restores the same game in a fresh engine.
-    let mut l = Gtp::start(&["--no-autosave"]);
+    let mut l = Gtp::tengen(&["--no-autosave"]);
     l.ok(&format!("loadsgf {file_s}"));
     assert_eq!(l.ok("list_stones w"), stones_w);
     assert_eq!(l.ok("is_legal w E5"), "0");
@@ -225,7 +166,7 @@ fn engine_stays_inside_an_absolute_clock() {
     // slow (8000 rollouts per evaluation: unhurried, 60 moves would take
     // about 6 s), so the budget really has to cut thinking short.
     let size = 9;
-    let mut e = Gtp::start(&[
+    let mut e = Gtp::tengen(&[
         "--size",
         "9",
         "--no-autosave",
@@ -281,7 +222,7 @@ fn engine_stays_inside_an_absolute_clock() {
 
 #[test]
 fn engine_stays_inside_byoyomi_periods() {
-    let mut e = Gtp::start(&[
+    let mut e = Gtp::tengen(&[
         "--size",
         "9",
         "--no-autosave",
@@ -307,7 +248,7 @@ fn engine_stays_inside_byoyomi_periods() {
 
 #[test]
 fn new_input_interrupts_analysis() {
-    let mut e = Gtp::start(&["--size", "9", "--no-autosave"]);
+    let mut e = Gtp::tengen(&["--size", "9", "--no-autosave"]);
     writeln!(e.stdin, "1 lz-analyze b 5").unwrap();
     e.stdin.flush().unwrap();
     let mut first = String::new();
@@ -339,7 +280,7 @@ fn new_input_interrupts_analysis() {
 
 #[test]
 fn pondering_stops_at_the_next_line() {
-    let mut e = Gtp::start(&[
+    let mut e = Gtp::tengen(&[
         "--size",
         "9",
         "--no-autosave",

@@ -22,11 +22,11 @@ pub fn testdata(rel: &str) -> Option<PathBuf> {
     }
 }
 
-/// A GTP engine run as a child process.
+/// A GTP engine run as a child process; killed when dropped.
 pub struct Gtp {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    pub child: Child,
+    pub stdin: ChildStdin,
+    pub stdout: BufReader<ChildStdout>,
 }
 
 impl Gtp {
@@ -47,24 +47,39 @@ impl Gtp {
         }
     }
 
-    /// Sends `cmd` and returns the successful reply (panics on `?`).
-    pub fn ok(&mut self, cmd: &str) -> String {
+    /// `tengen gtp ARGS`, the binary under test.
+    pub fn tengen(args: &[&str]) -> Gtp {
+        let mut all = vec!["gtp"];
+        all.extend_from_slice(args);
+        Gtp::start(env!("CARGO_BIN_EXE_tengen"), &all)
+    }
+
+    /// Sends a command; returns `Ok(result)` or `Err(message)`.
+    pub fn send(&mut self, cmd: &str) -> Result<String, String> {
         writeln!(self.stdin, "{cmd}").unwrap();
         self.stdin.flush().unwrap();
         let mut reply = String::new();
         loop {
             let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "{cmd}: no reply"
-            );
+            let n = self.stdout.read_line(&mut line).unwrap();
+            assert!(n > 0, "engine closed its output after {cmd:?}");
             if line.trim().is_empty() && !reply.is_empty() {
                 break;
             }
             reply.push_str(&line);
         }
-        assert!(reply.starts_with('='), "{cmd}: {reply}");
-        reply[1..].trim().to_string()
+        let reply = reply.trim_end().to_string();
+        let body = reply.get(1..).unwrap_or("").trim_start().to_string();
+        if reply.starts_with('=') {
+            Ok(body)
+        } else {
+            Err(body)
+        }
+    }
+
+    /// Sends a command that must succeed and returns its result.
+    pub fn ok(&mut self, cmd: &str) -> String {
+        self.send(cmd).unwrap_or_else(|e| panic!("{cmd}: ? {e}"))
     }
 }
 
