@@ -1,12 +1,12 @@
-//! `avoidMoves` / `allowMoves`: a per-query evaluator decorator that gives
-//! barred moves no prior, so the search does not expand them.
+//! `avoidMoves` / `allowMoves`: a per-query evaluator decorator that marks
+//! barred moves with a negative prior, which the search reads as "no such
+//! edge": a barred move is never searched.
 //!
 //! A move is barred for a player while the position is fewer than
 //! `untilDepth` plies below the query's root (depth 0 is the root). The
 //! depth is read from the position's history length, which the search
-//! extends by one per ply. With a zero prior a barred move can still be
-//! tried through first-play urgency when every allowed move looks bad;
-//! the analysis output never lists barred root moves.
+//! extends by one per ply. Passing stays possible (a barred pass only
+//! gets a zero prior), so a node always has a move.
 
 use std::sync::Arc;
 
@@ -50,9 +50,10 @@ impl Evaluator for MaskedEvaluator {
                 continue;
             };
             let depth = pos.history().len().saturating_sub(self.root_len);
+            let pass = pos.size() * pos.size();
             for (i, p) in o.policy.iter_mut().enumerate() {
                 if barred(mask, i, depth) {
-                    *p = 0.0;
+                    *p = if i == pass { 0.0 } else { -1.0 };
                 }
             }
         }

@@ -53,6 +53,10 @@ pub(crate) fn legal_edges(pos: &Position, policy: &[f32]) -> Vec<Edge> {
             continue;
         }
         let mv = Move::Place(p);
+        // A negative prior bars the move from the tree (avoidMoves).
+        if policy.get(policy_index(mv, size)).is_some_and(|&x| x < 0.0) {
+            continue;
+        }
         if pos.check(me, mv).is_err() {
             continue;
         }
@@ -211,6 +215,17 @@ mod tests {
         assert!(white.iter().all(|e| e.mv != Move::Place(Point::new(0, 4))));
         let total: f32 = white.iter().map(|e| e.prior).sum();
         assert!((total - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_negative_prior_bars_a_move() {
+        let pos = Position::new(3, Ruleset::chinese()).unwrap();
+        let mut policy = vec![0.1; 10];
+        let centre = policy_index(Move::Place(Point::new(1, 1)), 3);
+        policy[centre] = -1.0;
+        let edges = legal_edges(&pos, &policy);
+        assert_eq!(edges.len(), 9); // 8 points + pass
+        assert!(edges.iter().all(|e| e.mv != Move::Place(Point::new(1, 1))));
     }
 
     #[test]
