@@ -82,7 +82,7 @@ mod tests {
         mask[0] = 1;
         let m = MaskedEvaluator::new(Arc::new(UniformEvaluator), &root, [Some(mask), None]);
         let out = m.evaluate(&[EvalInput::new(root.clone())]);
-        assert_eq!(out[0].policy[0], 0.0);
+        assert_eq!(out[0].policy[0], -1.0, "barred: no edge");
         assert!(out[0].policy[1] > 0.0);
         // Two plies down, Black again: depth 2 is past untilDepth 1.
         let mut deeper = root.clone();
