@@ -115,7 +115,15 @@ fn beats_gnugo_level_10_on_9x9_at_8_visits() {
         let mut ours = tengen(&net, size, 8);
         let mut theirs = Gtp::start(
             &gnugo,
-            &["--mode", "gtp", "--level", "10", "--chinese-rules"],
+            &[
+                "--mode",
+                "gtp",
+                "--level",
+                "10",
+                "--chinese-rules",
+                "--seed",
+                &(game + 1).to_string(),
+            ],
         );
         for e in [&mut ours, &mut theirs] {
             e.ok("boardsize 9");
