@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""GNU Go self-play games for supervised bootstrap data (issue 7).
+
+Usage: gnugo_selfplay.py OUT_DIR GAMES FIRST_INDEX
+One GNU Go 3.8 process (level 10, Chinese rules, komi 7, 9x9, seed 1000+index)
+plays both colours; the moves are recorded and written as SGF with the result
+GNU Go counts. Needs /usr/games/gnugo (apt-get install gnugo).
+"""
+import subprocess, sys, os, random
+out = sys.argv[1]; n = int(sys.argv[2]); start = int(sys.argv[3])
+def gtp(p, c):
+    p.stdin.write(c + "\n"); p.stdin.flush(); lines = []
+    while True:
+        l = p.stdout.readline()
+        if l == "": raise SystemExit("gnugo died")
+        if l.strip() == "" and lines: break
+        if l.strip() == "": continue
+        lines.append(l.rstrip("\n"))
+    r = "\n".join(lines)
+    return r[1:].strip() if r.startswith("=") else None
+for g in range(start, start + n):
+    seed = 1000 + g
+    p = subprocess.Popen(["/usr/games/gnugo", "--mode", "gtp", "--level", "10", "--chinese-rules", "--seed", str(seed)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    gtp(p, "boardsize 9"); gtp(p, "clear_board"); gtp(p, "komi 7")
+    col, passes, moves, rec = "b", 0, 0, []
+    cols = "ABCDEFGHJ"
+    while passes < 2 and moves < 200:
+        m = gtp(p, "genmove " + col)
+        if m is None or m.lower() == "resign": break
+        passes = passes + 1 if m.lower() == "pass" else 0
+        if m.lower() == "pass":
+            rec.append(";%s[]" % col.upper())
+        else:
+            x = cols.index(m[0].upper()); y = 9 - int(m[1:])
+            rec.append(";%s[%s%s]" % (col.upper(), chr(97 + x), chr(97 + y)))
+        moves += 1
+        col = "w" if col == "b" else "b"
+    score = (gtp(p, "final_score") or "?").replace(".0", "")
+    komi = gtp(p, "get_komi")
+    p.stdin.write("quit\n"); p.stdin.flush(); p.wait()
+    sgf = "(;GM[1]FF[4]CA[UTF-8]SZ[9]KM[%s]RU[Chinese]RE[%s]PB[GNU Go 3.8 level 10]PW[GNU Go 3.8 level 10]AP[tengen data script]C[GNU Go self-play, seed %d]\n%s)" % (komi, score, seed, "".join(rec))
+    if moves > 0:
+        path = os.path.join(out, "game-%04d.sgf" % g)
+        open(path + ".tmp", "w").write(sgf + "\n"); os.replace(path + ".tmp", path)
+        print(g, moves, score, flush=True)
