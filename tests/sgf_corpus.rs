@@ -6,41 +6,14 @@
 //! The test data lives outside the repository; when it is absent the tests
 //! say so on stderr and pass.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::sgf_files;
 
 use tengen::rules::{IllegalMove, KoRule, Ruleset};
 use tengen::sgf::{write_record, GameRecord, ReplayError};
-
-fn testdata() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/testdata not found");
-        None
-    }
-}
-
-/// All `*.sgf` files under `dir`, sorted, without recursion on the stack.
-fn sgf_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "sgf") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn rel(path: &Path, base: &Path) -> String {
     path.strip_prefix(base)
@@ -89,7 +62,9 @@ const KNOWN_ILLEGAL: &[(&str, usize, IllegalMove)] = &[
 
 #[test]
 fn every_corpus_game_reads_and_replays() {
-    let Some(data) = testdata() else { return };
+    let Some(data) = common::testdata("") else {
+        return;
+    };
     let base = data.join("sgf");
     let files = sgf_files(&base);
     assert!(
@@ -164,7 +139,9 @@ fn every_corpus_game_reads_and_replays() {
 
 #[test]
 fn every_corpus_game_round_trips() {
-    let Some(data) = testdata() else { return };
+    let Some(data) = common::testdata("") else {
+        return;
+    };
     let base = data.join("sgf");
     let mut failures = Vec::new();
     let mut checked = 0;

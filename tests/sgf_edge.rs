@@ -6,42 +6,15 @@
 //! when it is absent.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+mod common;
+
+use common::sgf_files;
 use tengen::rules::{Color, IllegalMove, KoRule, Move, Point, Ruleset};
 use tengen::sgf::{
     parse, parse_bytes, parse_strict, write_record, GameRecord, ReplayError, SgfErrorKind,
 };
-
-fn edge_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/sgf-edge");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: ../shared/testdata not found");
-        None
-    }
-}
-
-fn sgf_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "sgf") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn load(dir: &Path, name: &str) -> GameRecord {
     let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -85,7 +58,9 @@ fn simple_ko() -> Ruleset {
 /// are also replayed (any outcome) and written back out.
 #[test]
 fn every_edge_file_loads_or_fails_cleanly() {
-    let Some(dir) = edge_dir() else { return };
+    let Some(dir) = common::testdata("sgf-edge") else {
+        return;
+    };
     let files = sgf_files(&dir);
     assert!(files.len() >= 100, "found only {} files", files.len());
     let mut panicked = Vec::new();
@@ -118,7 +93,9 @@ fn every_edge_file_loads_or_fails_cleanly() {
 
 #[test]
 fn illegal_games_fail_for_the_right_reason() {
-    let Some(dir) = edge_dir() else { return };
+    let Some(dir) = common::testdata("sgf-edge") else {
+        return;
+    };
     let d = |n: &str| format!("littlego/Illegal games/{n}");
 
     // W[aa] into the corner surrounded by B[ab], B[ba]: suicide. Where
@@ -283,7 +260,9 @@ fn illegal_games_fail_for_the_right_reason() {
 
 #[test]
 fn size_and_move_errors_in_edge_files() {
-    let Some(dir) = edge_dir() else { return };
+    let Some(dir) = common::testdata("sgf-edge") else {
+        return;
+    };
     let err = |name: &str| {
         let bytes = std::fs::read(dir.join(name)).expect("read");
         GameRecord::from_bytes(&bytes).expect_err(name)
@@ -315,7 +294,9 @@ fn size_and_move_errors_in_edge_files() {
 
 #[test]
 fn old_and_odd_files() {
-    let Some(dir) = edge_dir() else { return };
+    let Some(dir) = common::testdata("sgf-edge") else {
+        return;
+    };
     // Verbose FF[1]-style identifiers: GaMe, SiZe, PlayerBlack, Black, ...
     let r = load(&dir, "gogui-junit/verbose-property-names.sgf");
     assert_eq!(r.black.as_deref(), Some("Robin Upton"));
@@ -412,7 +393,9 @@ fn old_and_odd_files() {
 
 #[test]
 fn encodings_decode_to_the_right_text() {
-    let Some(dir) = edge_dir() else { return };
+    let Some(dir) = common::testdata("sgf-edge") else {
+        return;
+    };
     let comment = |name: &str, node: usize| -> String {
         let r = load(&dir, &format!("libsgfcplusplus/{name}"));
         r.nodes
@@ -525,7 +508,9 @@ fn encodings_decode_to_the_right_text() {
 /// values split at their unescaped colon).
 #[test]
 fn escaping_matches_the_expected_output() {
-    let Some(dir) = edge_dir() else { return };
+    let Some(dir) = common::testdata("sgf-edge") else {
+        return;
+    };
     let dir = dir.join("libsgfcplusplus");
     let bytes = std::fs::read(dir.join("escaping.sgf")).expect("read");
     let expected_text = std::fs::read_to_string(dir.join("escaping-output.txt")).expect("read");

@@ -229,7 +229,9 @@ pub fn save_game(path: &Path, game: &Game) -> io::Result<()> {
 /// (komi aside), else KataGo's short form such as `koSIMPLEscoreAREAsui1`.
 pub fn rules_name(r: &Ruleset) -> String {
     for name in ["chinese", "tromp-taylor", "nz", "aga"] {
-        let std = Ruleset::from_name(name).expect("known name");
+        let Some(std) = Ruleset::from_name(name) else {
+            continue;
+        };
         if std.with_komi(r.komi) == *r {
             return name.to_string();
         }

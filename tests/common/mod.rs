@@ -106,3 +106,25 @@ pub fn gnugo(test: &str) -> Option<String> {
     }
     found.map(|p| p.to_string_lossy().into_owned())
 }
+
+/// All `*.sgf` files under `dir`, sorted (walked with a stack, not
+/// recursion).
+pub fn sgf_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "sgf") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
