@@ -2,28 +2,17 @@
 //! disputed moves, edits, handicap and set_position starts all come back
 //! exactly, including the superko history.
 
+mod common;
+
 use std::path::PathBuf;
 
-use tengen::gtp::{Autosave, Session, SessionConfig};
+use tengen::gtp::Session;
 
 fn session() -> Session {
-    SessionConfig {
-        size: 9,
-        seed: 9,
-        rollouts: 4,
-        visits: Some(32),
-        autosave: Autosave::Off,
-        ..SessionConfig::default()
-    }
-    .build()
-    .unwrap()
+    common::session(9, 9, 4, Some(32))
 }
 
-fn ok(s: &mut Session, cmd: &str) -> String {
-    let r = s.run_line(cmd);
-    assert!(r.starts_with('='), "{cmd}: {r}");
-    r[1..].trim().to_string()
-}
+use common::ok;
 
 fn temp_file(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("tengen-{name}-{}.sgf", std::process::id()))

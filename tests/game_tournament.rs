@@ -1,6 +1,8 @@
 //! Tournament behaviour (RULES.md B2, B3, B4, B6, B7) through the GTP
 //! dispatcher in-process, with fixed seeds.
 
+mod common;
+
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,27 +11,14 @@ use tengen::engine::{Engine, EngineSettings};
 use tengen::eval::fake::{HeuristicEvaluator, UniformEvaluator};
 use tengen::eval::Evaluator;
 use tengen::game::Game;
-use tengen::gtp::{Autosave, Session, SessionConfig};
+use tengen::gtp::Session;
 use tengen::rules::{Color, Move, Point, Ruleset};
 
 fn session(size: usize, seed: u64) -> Session {
-    SessionConfig {
-        size,
-        seed,
-        rollouts: 8,
-        visits: Some(64),
-        autosave: Autosave::Off,
-        ..SessionConfig::default()
-    }
-    .build()
-    .unwrap()
+    common::session(size, seed, 8, Some(64))
 }
 
-fn ok(s: &mut Session, cmd: &str) -> String {
-    let r = s.run_line(cmd);
-    assert!(r.starts_with('='), "{cmd}: {r}");
-    r[1..].trim().to_string()
-}
+use common::ok;
 
 #[test]
 fn b2_genmove_same_colour_twice() {

@@ -14,23 +14,10 @@ use tengen::gtp::{Autosave, Session, SessionConfig};
 use tengen::rules::{Color, Move};
 
 fn session(size: usize, seed: u64, visits: Option<u64>) -> Session {
-    SessionConfig {
-        size,
-        seed,
-        rollouts: 8,
-        visits,
-        autosave: Autosave::Off,
-        ..SessionConfig::default()
-    }
-    .build()
-    .unwrap()
+    common::session(size, seed, 8, visits)
 }
 
-fn ok(s: &mut Session, cmd: &str) -> String {
-    let r = s.run_line(cmd);
-    assert!(r.starts_with('='), "{cmd}: {r}");
-    r[1..].trim().to_string()
-}
+use common::ok;
 
 /// Runs a streaming command, setting the stop flag after `after` (unless
 /// it ends sooner); returns the raw reply.

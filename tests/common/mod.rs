@@ -128,3 +128,25 @@ pub fn sgf_files(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// An in-process GTP session with the heuristic evaluator and no autosave.
+pub fn session(size: usize, seed: u64, rollouts: u32, visits: Option<u64>) -> tengen::gtp::Session {
+    tengen::gtp::SessionConfig {
+        size,
+        seed,
+        rollouts,
+        visits,
+        autosave: tengen::gtp::Autosave::Off,
+        ..tengen::gtp::SessionConfig::default()
+    }
+    .build()
+    .unwrap()
+}
+
+/// Runs a command that must succeed on an in-process session and returns
+/// its result.
+pub fn ok(s: &mut tengen::gtp::Session, cmd: &str) -> String {
+    let r = s.run_line(cmd);
+    assert!(r.starts_with('='), "{cmd}: {r}");
+    r[1..].trim().to_string()
+}
