@@ -36,6 +36,9 @@ pub trait Player {
     /// The opponent played `mv` (already checked by the referee).
     fn opponent_played(&mut self, color: Color, mv: Move) -> Result<(), String>;
     fn genmove(&mut self, game: &Game) -> Reply;
+    /// Seeds the player's randomness for the next game, so each game of a
+    /// series differs and can be replayed. Default: nothing to seed.
+    fn seed_game(&mut self, _seed: u64) {}
 }
 
 /// tengen: a search over an evaluator.
@@ -43,6 +46,33 @@ pub struct Tengen {
     pub label: String,
     pub search: Search,
     pub visits: u64,
+    /// Thinking time over all games so far.
+    pub stats: ThinkStats,
+}
+
+/// How long a player thought: moves, total and longest time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ThinkStats {
+    pub moves: u64,
+    pub total: Duration,
+    pub longest: Duration,
+}
+
+impl ThinkStats {
+    pub fn add(&mut self, t: Duration) {
+        self.moves += 1;
+        self.total += t;
+        self.longest = self.longest.max(t);
+    }
+    pub fn merge(&mut self, o: &ThinkStats) {
+        self.moves += o.moves;
+        self.total += o.total;
+        self.longest = self.longest.max(o.longest);
+    }
+    /// Mean seconds per move.
+    pub fn mean_secs(&self) -> f64 {
+        self.total.as_secs_f64() / self.moves.max(1) as f64
+    }
 }
 
 impl Tengen {
@@ -51,6 +81,7 @@ impl Tengen {
             label: label.to_string(),
             search: Search::new(eval, config),
             visits,
+            stats: ThinkStats::default(),
         }
     }
 }
@@ -66,7 +97,13 @@ impl Player for Tengen {
     fn opponent_played(&mut self, _c: Color, _mv: Move) -> Result<(), String> {
         Ok(())
     }
+    fn seed_game(&mut self, seed: u64) {
+        let mut c = self.search.config().clone();
+        c.seed = seed;
+        self.search.set_config(c);
+    }
     fn genmove(&mut self, game: &Game) -> Reply {
+        let started = std::time::Instant::now();
         self.search
             .set_position(game.position.clone(), game.recent());
         self.search.set_eval_context(game.prev_boards.clone(), 0.0);
@@ -77,6 +114,7 @@ impl Player for Tengen {
             None,
             Duration::from_secs(3600),
         );
+        self.stats.add(started.elapsed());
         Reply::Move(r.best)
     }
 }
@@ -86,13 +124,20 @@ pub struct GtpPlayer {
     pub engine: GtpEngine,
     /// The current board size (for vertex names).
     pub size_hint: usize,
+    /// The engine knows `set_random_seed` (GNU Go does).
+    pub seedable: bool,
 }
 
 impl GtpPlayer {
     pub fn start(command: &str, timeout: Duration) -> Result<GtpPlayer, String> {
+        let mut engine = GtpEngine::start(command, timeout)?;
+        let seedable = engine
+            .send("list_commands")
+            .is_ok_and(|l| l.lines().any(|c| c.trim() == "set_random_seed"));
         Ok(GtpPlayer {
-            engine: GtpEngine::start(command, timeout)?,
+            engine,
             size_hint: 19,
+            seedable,
         })
     }
 }
@@ -100,6 +145,14 @@ impl GtpPlayer {
 impl Player for GtpPlayer {
     fn name(&self) -> String {
         self.engine.name.clone()
+    }
+    fn seed_game(&mut self, seed: u64) {
+        if self.seedable {
+            // A refusal only costs variety, not the game.
+            let _ = self
+                .engine
+                .send(&format!("set_random_seed {}", seed % (1 << 31)));
+        }
     }
     fn new_game(&mut self, size: usize, komi: f32) -> Result<(), String> {
         self.size_hint = size;
@@ -223,7 +276,71 @@ pub struct SeriesConfig {
     pub max_moves: usize,
     /// SPRT bounds (Elo of H0, H1) for early stopping; None: play all.
     pub sprt: Option<(f64, f64)>,
+    /// Folder for each game's SGF and `results.csv` (one row per game).
     pub sgf_dir: Option<std::path::PathBuf>,
+    /// Game `i` seeds both players with `seed + i` (see [`Player::seed_game`]).
+    pub seed: u64,
+}
+
+/// Plays game `i` of a series: `a` is Black in even games. Returns the
+/// result and `a`'s score (1 win, 0.5 draw, 0 loss).
+fn play_nth(
+    cfg: &SeriesConfig,
+    i: u32,
+    a: &mut dyn Player,
+    b: &mut dyn Player,
+) -> Result<(GameResult, f64), String> {
+    let seed = cfg.seed.wrapping_add(i as u64);
+    a.seed_game(seed);
+    b.seed_game(seed);
+    let a_black = i.is_multiple_of(2);
+    let r = if a_black {
+        play(a, b, cfg.size, cfg.komi, cfg.max_moves)?
+    } else {
+        play(b, a, cfg.size, cfg.komi, cfg.max_moves)?
+    };
+    let score = if a_black {
+        r.black_score
+    } else {
+        1.0 - r.black_score
+    };
+    Ok((r, score))
+}
+
+/// Records game `i`: its SGF and a `results.csv` row.
+fn record_game(cfg: &SeriesConfig, i: u32, r: &GameResult, a_score: f64) -> Result<(), String> {
+    let Some(dir) = &cfg.sgf_dir else {
+        return Ok(());
+    };
+    write_sgf(&dir.join(format!("game-{i:04}.sgf")), &r.sgf)?;
+    let csv = dir.join("results.csv");
+    let new = !csv.exists();
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&csv)
+        .map_err(|e| format!("{}: {e}", csv.display()))?;
+    let mut line = String::new();
+    if new {
+        line.push_str("game,a_color,moves,a_score,note\n");
+    }
+    let note = r.note.as_deref().unwrap_or("").replace([',', '\n'], " ");
+    let color = if i.is_multiple_of(2) { "B" } else { "W" };
+    line.push_str(&format!("{i},{color},{},{a_score},{note}\n", r.moves));
+    use std::io::Write;
+    f.write_all(line.as_bytes())
+        .map_err(|e| format!("{}: {e}", csv.display()))
+}
+
+fn prepare(cfg: &SeriesConfig) -> Result<(), String> {
+    if let Some(dir) = &cfg.sgf_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let csv = dir.join("results.csv");
+        if csv.exists() {
+            std::fs::remove_file(&csv).map_err(|e| format!("{}: {e}", csv.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Plays `a` against `b`, alternating colours (`a` is Black in even
@@ -235,24 +352,11 @@ pub fn series(
     mut on_game: impl FnMut(u32, &GameResult, &Tally),
 ) -> Result<Tally, String> {
     let mut tally = Tally::default();
-    if let Some(dir) = &cfg.sgf_dir {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
+    prepare(cfg)?;
     for i in 0..cfg.games {
-        let a_black = i % 2 == 0;
-        let r = if a_black {
-            play(a, b, cfg.size, cfg.komi, cfg.max_moves)?
-        } else {
-            play(b, a, cfg.size, cfg.komi, cfg.max_moves)?
-        };
-        tally.add(if a_black {
-            r.black_score
-        } else {
-            1.0 - r.black_score
-        });
-        if let Some(dir) = &cfg.sgf_dir {
-            write_sgf(&dir.join(format!("game-{i:04}.sgf")), &r.sgf)?;
-        }
+        let (r, score) = play_nth(cfg, i, a, b)?;
+        tally.add(score);
+        record_game(cfg, i, &r, score)?;
         on_game(i, &r, &tally);
         if let Some((e0, e1)) = cfg.sprt {
             if i % 2 == 1 && tally.sprt(e0, e1, 0.05, 0.05) != Sprt::Continue {
@@ -261,6 +365,76 @@ pub fn series(
         }
     }
     Ok(tally)
+}
+
+/// [`series`] on several pairs of players at once, one thread per pair;
+/// games are handed out in order, so game `i` is the same game whichever
+/// thread plays it (given deterministic players). Returns the tally and
+/// the players (for their statistics).
+pub fn series_parallel<A: Player + Send, B: Player + Send>(
+    cfg: &SeriesConfig,
+    pairs: Vec<(A, B)>,
+    mut on_game: impl FnMut(u32, &GameResult, &Tally),
+) -> Result<(Tally, Vec<(A, B)>), String> {
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    prepare(cfg)?;
+    let next = AtomicU32::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<Result<(u32, GameResult, f64), String>>();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = pairs
+            .into_iter()
+            .map(|(mut a, mut b)| {
+                let tx = tx.clone();
+                let (next, stop) = (&next, &stop);
+                s.spawn(move || {
+                    while !stop.load(Ordering::SeqCst) {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= cfg.games {
+                            break;
+                        }
+                        let r = play_nth(cfg, i, &mut a, &mut b).map(|(r, sc)| (i, r, sc));
+                        let failed = r.is_err();
+                        if tx.send(r).is_err() || failed {
+                            break;
+                        }
+                    }
+                    (a, b)
+                })
+            })
+            .collect();
+        drop(tx);
+        let mut tally = Tally::default();
+        let mut error = None;
+        for msg in rx {
+            match msg {
+                Ok((i, r, score)) => {
+                    tally.add(score);
+                    if let Err(e) = record_game(cfg, i, &r, score) {
+                        error.get_or_insert(e);
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    on_game(i, &r, &tally);
+                    if let Some((e0, e1)) = cfg.sprt {
+                        if tally.games() % 2 == 0
+                            && tally.sprt(e0, e1, 0.05, 0.05) != Sprt::Continue
+                        {
+                            stop.store(true, Ordering::SeqCst);
+                        }
+                    }
+                }
+                Err(e) => {
+                    error.get_or_insert(e);
+                    stop.store(true, Ordering::SeqCst);
+                }
+            }
+        }
+        let players: Vec<(A, B)> = handles.into_iter().filter_map(|h| h.join().ok()).collect();
+        match error {
+            Some(e) => Err(e),
+            None => Ok((tally, players)),
+        }
+    })
 }
 
 fn write_sgf(path: &Path, text: &str) -> Result<(), String> {

@@ -192,6 +192,7 @@ pub fn run(cfg: &LoopConfig, root: &Path, device: &Device) -> Result<LoopState, 
                     max_moves: 2 * size * size,
                     sprt: Some((0.0, 35.0)),
                     sgf_dir: Some(root.join("gate").join(format!("gen-{g:04}"))),
+                    seed: g as u64,
                 };
                 let tally = series(&sc, &mut cand, &mut champ, |_, _, t| {
                     bar.inc(1);

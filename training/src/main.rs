@@ -9,7 +9,7 @@ use burn::tensor::Device;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use tengen::net::device::{select, DeviceChoice};
-use tengen_train::arena::{series, GtpPlayer, SeriesConfig, Tengen};
+use tengen_train::arena::{series, series_parallel, GtpPlayer, SeriesConfig, Tengen, ThinkStats};
 use tengen_train::looping::{self, LoopConfig};
 use tengen_train::model::{parse_arch, TrainNet};
 use tengen_train::selfplay::{self, SelfplayConfig};
@@ -236,6 +236,12 @@ struct MatchArgs {
     sgf: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Search threads of each tengen player.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Games played at once (each with its own tengen and opponent).
+    #[arg(long, default_value_t = 1)]
+    parallel: usize,
 }
 
 impl MatchArgs {
@@ -247,6 +253,7 @@ impl MatchArgs {
             max_moves: 3 * self.size * self.size,
             sprt: self.sprt_elo.map(|e| (0.0, e)),
             sgf_dir: self.sgf.clone(),
+            seed: self.seed,
         }
     }
     fn search(&self) -> tengen::search::SearchConfig {
@@ -254,12 +261,16 @@ impl MatchArgs {
             temperature: self.temperature,
             temperature_moves: self.temp_moves,
             seed: self.seed,
+            threads: self.threads.max(1),
             ..Default::default()
         }
     }
     fn check(&self) -> Result<(), String> {
         if !(2..=19).contains(&self.size) || self.visits == 0 || self.games == 0 {
             return Err("need 2 <= size <= 19, visits >= 1 and games >= 1".into());
+        }
+        if !(1..=64).contains(&self.threads) || !(1..=64).contains(&self.parallel) {
+            return Err("need 1 <= threads <= 64 and 1 <= parallel <= 64".into());
         }
         Ok(())
     }
@@ -427,16 +438,20 @@ fn run(cli: Cli) -> Result<(), String> {
             m,
         } => {
             m.check()?;
-            let mut a = Tengen::new(
-                "tengen",
-                looping::evaluator(&model, &device, 16)?,
-                m.search(),
-                m.visits,
-            );
-            let mut o = GtpPlayer::start(&opponent, Duration::from_secs(timeout.max(1)))?;
+            let mut pairs = Vec::new();
+            for _ in 0..m.parallel {
+                let a = Tengen::new(
+                    "tengen",
+                    looping::evaluator(&model, &device, 16)?,
+                    m.search(),
+                    m.visits,
+                );
+                let o = GtpPlayer::start(&opponent, Duration::from_secs(timeout.max(1)))?;
+                pairs.push((a, o));
+            }
             let cfg = m.series();
             let pb = bar(cfg.games as u64, "match");
-            let t = series(&cfg, &mut a, &mut o, |i, r, _| {
+            let (t, players) = series_parallel(&cfg, pairs, |i, r, _| {
                 pb.inc(1);
                 if let Some(n) = &r.note {
                     pb.println(format!("game {i}: {n}"));
@@ -444,6 +459,16 @@ fn run(cli: Cli) -> Result<(), String> {
             })?;
             pb.finish();
             print_elo(&t);
+            let mut think = ThinkStats::default();
+            for (a, _) in &players {
+                think.merge(&a.stats);
+            }
+            println!(
+                "tengen thought {:.3} s per move on average, {:.3} s at most ({} moves)",
+                think.mean_secs(),
+                think.longest.as_secs_f64(),
+                think.moves
+            );
         }
         Cmd::Loop {
             root,

@@ -65,6 +65,7 @@ fn tiny_selfplay_train_gate() {
         max_moves: 40,
         sprt: None,
         sgf_dir: Some(root.join("gate")),
+        seed: 1,
     };
     let t = series(&cfg, &mut a, &mut b, |_, _, _| {}).unwrap();
     assert_eq!(t.games(), 2);

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tengen::eval::fake::UniformEvaluator;
 use tengen::search::SearchConfig;
-use tengen_train::arena::{play, GtpPlayer, Tengen};
+use tengen_train::arena::{play, series, series_parallel, GtpPlayer, SeriesConfig, Tengen};
 
 /// A fake GTP engine (POSIX shell) that always answers `genmove` with
 /// `MOVE`.
@@ -67,4 +67,93 @@ fn unreadable_move_and_passing_engine() {
     let r = play(&mut tengen, &mut passer, 5, 0.5, 60).unwrap();
     assert!(r.note.is_none());
     assert!(r.sgf.contains("RE["));
+}
+
+fn tengen_player(label: &str, seed: u64) -> Tengen {
+    let config = SearchConfig {
+        temperature: 1.0,
+        temperature_moves: 6,
+        seed,
+        ..Default::default()
+    };
+    Tengen::new(label, Arc::new(UniformEvaluator), config, 8)
+}
+
+fn series_config(dir: &std::path::Path, games: u32) -> SeriesConfig {
+    SeriesConfig {
+        games,
+        size: 5,
+        komi: 2.5,
+        max_moves: 40,
+        sprt: None,
+        sgf_dir: Some(dir.to_path_buf()),
+        seed: 11,
+    }
+}
+
+#[test]
+fn parallel_series_plays_the_same_games_as_one_thread() {
+    let root = common::tmp("parallel-series");
+    let (seq_dir, par_dir) = (root.join("seq"), root.join("par"));
+    let (mut a, mut b) = (tengen_player("a", 1), tengen_player("b", 2));
+    let seq = series(&series_config(&seq_dir, 4), &mut a, &mut b, |_, _, _| {}).unwrap();
+    let pairs = vec![
+        (tengen_player("a", 1), tengen_player("b", 2)),
+        (tengen_player("a", 1), tengen_player("b", 2)),
+    ];
+    let mut seen = Vec::new();
+    let (par, players) =
+        series_parallel(&series_config(&par_dir, 4), pairs, |i, _, _| seen.push(i)).unwrap();
+    assert_eq!(seq, par);
+    assert_eq!(players.len(), 2);
+    seen.sort();
+    assert_eq!(seen, vec![0, 1, 2, 3]);
+    let mut distinct = std::collections::HashSet::new();
+    for i in 0..4 {
+        let name = format!("game-{i:04}.sgf");
+        let s = std::fs::read_to_string(seq_dir.join(&name)).unwrap();
+        let p = std::fs::read_to_string(par_dir.join(&name)).unwrap();
+        assert_eq!(s, p, "game {i} differs between one thread and two");
+        distinct.insert(s);
+    }
+    assert!(distinct.len() > 1, "per-game seeds should vary the games");
+    let csv = std::fs::read_to_string(par_dir.join("results.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        5,
+        "header and one row per game:\n{csv}"
+    );
+    let moves: u64 = players.iter().map(|(a, _)| a.stats.moves).sum();
+    assert!(moves > 0);
+}
+
+#[test]
+fn seedable_engine_gets_a_seed_per_game() {
+    let dir = common::tmp("referee-seed");
+    let log = dir.join("log.txt");
+    let script = dir.join("seedable.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "while read cmd; do echo \"$cmd\" >> {log}; case \"$cmd\" in\n\
+             list_commands*) printf '= name\\nset_random_seed\\ngenmove\\n\\n';;\n\
+             genmove*) printf '= pass\\n\\n';;\n\
+             name*) printf '= seedable\\n\\n';;\n\
+             quit*) printf '=\\n\\n'; exit 0;;\n\
+             *) printf '=\\n\\n';;\n\
+             esac; done\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    let cmd = format!("sh {}", script.display());
+    let mut engine = GtpPlayer::start(&cmd, Duration::from_secs(10)).unwrap();
+    assert!(engine.seedable);
+    let mut t = tengen_player("t", 3);
+    let mut cfg = series_config(&dir.join("games"), 2);
+    cfg.sgf_dir = None;
+    series(&cfg, &mut t, &mut engine, |_, _, _| {}).unwrap();
+    let sent = std::fs::read_to_string(&log).unwrap();
+    assert!(sent.contains("set_random_seed 11\n"), "{sent}");
+    assert!(sent.contains("set_random_seed 12\n"), "{sent}");
 }
