@@ -13,6 +13,7 @@ use tengen_train::arena::{series, series_parallel, GtpPlayer, SeriesConfig, Teng
 use tengen_train::looping::{self, LoopConfig};
 use tengen_train::model::{parse_arch, TrainNet};
 use tengen_train::selfplay::{self, SelfplayConfig};
+use tengen_train::shard;
 use tengen_train::train::{self, Init, TrainConfig};
 use tengen_train::{elo, sl};
 
@@ -73,6 +74,12 @@ enum Cmd {
         arch: String,
         #[arg(long, default_value_t = 20000)]
         samples_per_shard: usize,
+        /// Every this many games goes to OUT/val for validation (0: none).
+        #[arg(long, default_value_t = 10)]
+        val_every: usize,
+        /// Start from this exported model instead of a fresh net.
+        #[arg(long)]
+        init: Option<PathBuf>,
         #[command(flatten)]
         tr: TrArgs,
     },
@@ -196,6 +203,9 @@ struct TrArgs {
     val_batches: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Fall linearly from --lr to this by the last step.
+    #[arg(long)]
+    lr_end: Option<f32>,
 }
 
 impl TrArgs {
@@ -209,6 +219,7 @@ impl TrArgs {
             augment: !self.no_augment,
             val_batches: self.val_batches,
             seed: self.seed,
+            lr_end: self.lr_end,
         }
     }
 }
@@ -373,17 +384,29 @@ fn run(cli: Cli) -> Result<(), String> {
             out,
             arch,
             samples_per_shard,
+            val_every,
+            init,
             tr,
         } => {
-            let data = out.join("data");
-            let s = sl::convert(&sgf, &data, samples_per_shard)?;
-            print_json(&s);
+            let (data, val) = (out.join("data"), out.join("val"));
+            // A resumed run keeps the shards it made: converting again
+            // would add the same games twice.
+            if shard::list(&data).map_err(|e| e.to_string())?.is_empty() {
+                let s = sl::convert(&sgf, &data, &val, val_every, samples_per_shard)?;
+                print_json(&s);
+            } else {
+                println!("using the shards already in {}", data.display());
+            }
             let b = bar(0, "train");
-            let init = Init::Fresh(parse_arch(&arch)?);
+            let init = match init {
+                Some(p) => Init::Model(p),
+                None => Init::Fresh(parse_arch(&arch)?),
+            };
+            let val_dir = val.exists().then_some(val.as_path());
             let t = train::run(
                 &tr.config(),
                 &data,
-                None,
+                val_dir,
                 &out.join("train"),
                 &init,
                 &device,

@@ -18,6 +18,8 @@ use crate::shard::{self, Sample, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
 pub struct SlStats {
     pub files: usize,
     pub games: usize,
+    /// Of `games`, those held out for validation.
+    pub val_games: usize,
     pub skipped: usize,
     pub samples: usize,
     pub shards: Vec<PathBuf>,
@@ -109,16 +111,27 @@ pub fn samples_of(rec: &GameRecord) -> Result<Vec<Sample>, String> {
 }
 
 /// Converts every SGF under `input` into shards of about
-/// `samples_per_shard` samples in `out`.
-pub fn convert(input: &Path, out: &Path, samples_per_shard: usize) -> Result<SlStats, String> {
+/// `samples_per_shard` samples in `out`; with `val_every` > 0, every
+/// `val_every`-th game (in file order, from the first) goes to `val_out`
+/// instead, so validation never sees a position of a training game.
+pub fn convert(
+    input: &Path,
+    out: &Path,
+    val_out: &Path,
+    val_every: usize,
+    samples_per_shard: usize,
+) -> Result<SlStats, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if val_every > 0 {
+        std::fs::create_dir_all(val_out).map_err(|e| format!("{}: {e}", val_out.display()))?;
+    }
     let mut stats = SlStats::default();
-    let mut buf: Vec<Sample> = Vec::new();
-    let flush = |buf: &mut Vec<Sample>, stats: &mut SlStats| -> Result<(), String> {
+    let (mut buf, mut val_buf): (Vec<Sample>, Vec<Sample>) = (Vec::new(), Vec::new());
+    let flush = |dir: &Path, buf: &mut Vec<Sample>, stats: &mut SlStats| -> Result<(), String> {
         if buf.is_empty() {
             return Ok(());
         }
-        let path = shard::next_path(out).map_err(|e| e.to_string())?;
+        let path = shard::next_path(dir).map_err(|e| e.to_string())?;
         shard::write(&path, buf).map_err(|e| e.to_string())?;
         stats.samples += buf.len();
         stats.shards.push(path);
@@ -138,8 +151,13 @@ pub fn convert(input: &Path, out: &Path, samples_per_shard: usize) -> Result<SlS
         };
         match samples_of(&rec) {
             Ok(s) => {
+                if val_every > 0 && stats.games.is_multiple_of(val_every) {
+                    stats.val_games += 1;
+                    val_buf.extend(s);
+                } else {
+                    buf.extend(s);
+                }
                 stats.games += 1;
-                buf.extend(s);
             }
             Err(e) => {
                 eprintln!("skipping {}: {e}", f.display());
@@ -147,9 +165,13 @@ pub fn convert(input: &Path, out: &Path, samples_per_shard: usize) -> Result<SlS
             }
         }
         if buf.len() >= samples_per_shard.max(1) {
-            flush(&mut buf, &mut stats)?;
+            flush(out, &mut buf, &mut stats)?;
+        }
+        if val_buf.len() >= samples_per_shard.max(1) {
+            flush(val_out, &mut val_buf, &mut stats)?;
         }
     }
-    flush(&mut buf, &mut stats)?;
+    flush(out, &mut buf, &mut stats)?;
+    flush(val_out, &mut val_buf, &mut stats)?;
     Ok(stats)
 }

@@ -32,7 +32,7 @@ fn sgf_records_become_policy_value_and_score_targets() {
     std::fs::write(games.join("e.sgf"), "(;GM[1]SZ[9];B[ee];W[ee])").unwrap();
 
     let out = root.join("shards");
-    let stats = sl::convert(&games, &out, 1000).unwrap();
+    let stats = sl::convert(&games, &out, &root.join("val"), 0, 1000).unwrap();
     assert_eq!(stats.files, 5);
     assert_eq!(stats.games, 2);
     assert_eq!(stats.skipped, 3);
@@ -66,4 +66,48 @@ fn sgf_records_become_policy_value_and_score_targets() {
     assert_eq!(b.outcome, -1);
     assert_eq!(b.flags & HAS_SCORE, 0);
     assert_eq!(samples[5].outcome, 1);
+}
+
+#[test]
+fn every_nth_game_is_held_out_for_validation() {
+    let root = common::tmp("sl-val");
+    let games = root.join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    // Four games of 1, 2, 3 and 4 moves.
+    let moves = ["B[aa]", "W[bb]", "B[cc]", "W[dd]"];
+    for n in 1..=4 {
+        let body: String = moves[..n].iter().map(|m| format!(";{m}")).collect();
+        std::fs::write(
+            games.join(format!("g{n}.sgf")),
+            format!("(;GM[1]SZ[9]KM[7]RE[B+1]{body})"),
+        )
+        .unwrap();
+    }
+    let (out, val) = (root.join("train"), root.join("val"));
+    let stats = sl::convert(&games, &out, &val, 2, 1000).unwrap();
+    assert_eq!((stats.games, stats.val_games), (4, 2));
+    let count = |dir: &std::path::Path| -> usize {
+        shard::list(dir)
+            .unwrap()
+            .iter()
+            .map(|p| shard::read(p).unwrap().len())
+            .sum()
+    };
+    // Games 1 and 3 (file order) are held out; games 2 and 4 train.
+    assert_eq!(count(&val), 1 + 3);
+    assert_eq!(count(&out), 2 + 4);
+}
+
+#[test]
+fn learning_rate_falls_linearly_to_its_end_value() {
+    let cfg = tengen_train::train::TrainConfig {
+        steps: 100,
+        lr: 1e-3,
+        lr_end: Some(1e-4),
+        ..Default::default()
+    };
+    assert!((cfg.lr_at(0) - 1e-3).abs() < 1e-9);
+    assert!((cfg.lr_at(50) - 5.5e-4).abs() < 1e-8);
+    assert!((cfg.lr_at(100) - 1e-4).abs() < 1e-9);
+    assert!((cfg.lr_at(200) - 1e-4).abs() < 1e-9);
 }

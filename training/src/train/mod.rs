@@ -50,9 +50,26 @@ pub struct TrainConfig {
     pub checkpoint_every: u64,
     /// Random symmetries.
     pub augment: bool,
-    /// Validation batches at the end (0: none).
+    /// Validation batches at each checkpoint and at the end (0: none).
     pub val_batches: usize,
     pub seed: u64,
+    /// When set, the learning rate falls linearly from `lr` at step 0 to
+    /// this at the last step (cosine-free, so a resumed run agrees).
+    #[serde(default)]
+    pub lr_end: Option<f32>,
+}
+
+impl TrainConfig {
+    /// The learning rate of step `step`.
+    pub fn lr_at(&self, step: u64) -> f32 {
+        match self.lr_end {
+            Some(end) if self.steps > 0 => {
+                let f = (step as f32 / self.steps as f32).clamp(0.0, 1.0);
+                self.lr + (end - self.lr) * f
+            }
+            _ => self.lr,
+        }
+    }
 }
 
 impl Default for TrainConfig {
@@ -66,6 +83,7 @@ impl Default for TrainConfig {
             augment: true,
             val_batches: 20,
             seed: 1,
+            lr_end: None,
         }
     }
 }
@@ -226,6 +244,52 @@ pub fn split_window(shards: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (train, val)
 }
 
+/// Appends one checkpoint's numbers to `OUT/metrics.csv`: step, learning
+/// rate, mean training losses since the previous checkpoint, validation
+/// losses (empty without validation data) and seconds since this run
+/// started.
+fn metrics_row(
+    out: &Path,
+    step: u64,
+    cfg: &TrainConfig,
+    train: &LossReport,
+    val: Option<&LossReport>,
+    elapsed: std::time::Duration,
+) -> Result<(), String> {
+    use std::io::Write;
+    let path = out.join("metrics.csv");
+    let new = !path.exists();
+    let mut line = String::new();
+    if new {
+        line.push_str("step,lr,loss,policy,opp,value,score,ownership,val_loss,val_policy,val_value,val_score,secs\n");
+    }
+    let l = train;
+    line.push_str(&format!(
+        "{step},{},{:.5},{:.5},{:.5},{:.5},{:.5},{:.5},",
+        cfg.lr_at(step),
+        l.total,
+        l.policy,
+        l.opp,
+        l.value,
+        l.score,
+        l.ownership
+    ));
+    match val {
+        Some(v) => line.push_str(&format!(
+            "{:.5},{:.5},{:.5},{:.5},",
+            v.total, v.policy, v.value, v.score
+        )),
+        None => line.push_str(",,,,"),
+    }
+    line.push_str(&format!("{:.1}\n", elapsed.as_secs_f64()));
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(line.as_bytes()))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// Runs training (see the module docs): resumes from `out` when it has a
 /// checkpoint, else starts from `init`.
 pub fn run(
@@ -237,7 +301,12 @@ pub fn run(
     device: &Device,
     bar: &ProgressBar,
 ) -> Result<TrainSummary, String> {
-    if cfg.batch == 0 || cfg.lr.is_nan() || cfg.lr <= 0.0 || cfg.checkpoint_every == 0 {
+    let lr_ok = |lr: f32| lr.is_finite() && lr > 0.0;
+    if cfg.batch == 0
+        || !lr_ok(cfg.lr)
+        || !cfg.lr_end.is_none_or(lr_ok)
+        || cfg.checkpoint_every == 0
+    {
         return Err("batch and checkpoint interval must be >= 1 and lr > 0".into());
     }
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -295,7 +364,7 @@ pub fn run(
         let Some(batch) = train_data.random_batch(cfg.batch, cfg.augment, &mut rng) else {
             break;
         };
-        let r = trainer.step(&batch, cfg.lr);
+        let r = trainer.step(&batch, cfg.lr_at(trainer.step));
         if !r.total.is_finite() {
             return Err(format!(
                 "loss is not finite at step {}; lower the learning rate",
@@ -313,6 +382,12 @@ pub fn run(
             state.last_loss = Some(mean);
             last = Some(mean);
             trainer.save(out, &state)?;
+            let val = if cfg.val_batches > 0 && !val_data.is_empty() {
+                trainer.evaluate(&val_data.sequential_batches(cfg.batch, cfg.val_batches))
+            } else {
+                None
+            };
+            metrics_row(out, trainer.step, cfg, &mean, val.as_ref(), start.elapsed())?;
             sum = LossReport::default();
             count = 0;
         }
