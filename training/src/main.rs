@@ -95,6 +95,14 @@ enum Cmd {
         #[command(flatten)]
         m: MatchArgs,
     },
+    /// Export a checkpoint (OUT/ckpt-N or its net.safetensors) as a
+    /// model file the engine loads.
+    Export {
+        #[arg(long)]
+        checkpoint: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// tengen against any GTP engine.
     Match {
         #[arg(long)]
@@ -453,6 +461,18 @@ fn run(cli: Cli) -> Result<(), String> {
             } else {
                 println!("kept the best net");
             }
+        }
+        Cmd::Export { checkpoint, out } => {
+            let file = if checkpoint.is_dir() {
+                checkpoint.join("net.safetensors")
+            } else {
+                checkpoint
+            };
+            let net =
+                TrainNet::read(&file, &device).map_err(|e| format!("{}: {e}", file.display()))?;
+            net.export(&out)
+                .map_err(|e| format!("{}: {e}", out.display()))?;
+            println!("exported {} to {}", file.display(), out.display());
         }
         Cmd::Match {
             model,

@@ -11,6 +11,7 @@ use indicatif::ProgressBar;
 use tengen::search::SearchConfig;
 use tengen_train::arena::{series, SeriesConfig, Tengen};
 use tengen_train::looping::evaluator;
+use tengen_train::model::TrainNet;
 use tengen_train::shard::{self, HAS_POLICY};
 use tengen_train::train::{self, Init, TrainConfig};
 
@@ -55,6 +56,25 @@ fn tiny_selfplay_train_gate() {
     assert!(out.join("LATEST").exists());
     let model = out.join("model.safetensors");
     let eval = evaluator(&model, &Device::flex(), 8).unwrap();
+    // metrics.csv: a header and one row per checkpoint (steps 2 and 4).
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    assert_eq!(metrics.lines().count(), 3, "{metrics}");
+    assert!(metrics.lines().nth(2).unwrap().starts_with("4,"));
+    // The last checkpoint, read back and exported, is the exported model.
+    let latest = std::fs::read_to_string(out.join("LATEST")).unwrap();
+    let ckpt = out.join(latest.trim()).join("net.safetensors");
+    let again = root.join("again.safetensors");
+    TrainNet::read(&ckpt, &Device::flex())
+        .unwrap()
+        .export(&again)
+        .unwrap();
+    let input = [tengen::eval::EvalInput::new(
+        tengen::rules::Position::new(5, tengen::rules::Ruleset::default()).unwrap(),
+    )];
+    let a = evaluator(&again, &Device::flex(), 8)
+        .unwrap()
+        .evaluate(&input);
+    assert_eq!(a, eval.evaluate(&input));
 
     let mut a = Tengen::new("candidate", eval, SearchConfig::default(), 4);
     let mut b = Tengen::new("base", common::tiny_eval(7), SearchConfig::default(), 4);
