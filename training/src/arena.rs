@@ -115,7 +115,11 @@ impl Player for Tengen {
             Duration::from_secs(3600),
         );
         self.stats.add(started.elapsed());
-        Reply::Move(r.best)
+        if r.resign {
+            Reply::Resign
+        } else {
+            Reply::Move(r.best)
+        }
     }
 }
 

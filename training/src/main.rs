@@ -261,6 +261,9 @@ struct MatchArgs {
     /// Games played at once (each with its own tengen and opponent).
     #[arg(long, default_value_t = 1)]
     parallel: usize,
+    /// tengen resigns when its winrate falls below this (default: never).
+    #[arg(long)]
+    resign: Option<f32>,
 }
 
 impl MatchArgs {
@@ -281,6 +284,7 @@ impl MatchArgs {
             temperature_moves: self.temp_moves,
             seed: self.seed,
             threads: self.threads.max(1),
+            resign_threshold: self.resign,
             ..Default::default()
         }
     }

@@ -157,3 +157,18 @@ fn seedable_engine_gets_a_seed_per_game() {
     assert!(sent.contains("set_random_seed 11\n"), "{sent}");
     assert!(sent.contains("set_random_seed 12\n"), "{sent}");
 }
+
+#[test]
+fn tengen_resigns_below_its_threshold() {
+    let config = SearchConfig {
+        // Every winrate is below 1.5: resign at once.
+        resign_threshold: Some(1.5),
+        ..Default::default()
+    };
+    let mut quitter = Tengen::new("quitter", Arc::new(UniformEvaluator), config, 4);
+    let mut other = tengen_player("other", 1);
+    let r = play(&mut quitter, &mut other, 5, 2.5, 40).unwrap();
+    assert_eq!(r.black_score, 0.0);
+    assert_eq!(r.moves, 0);
+    assert_eq!(r.note.as_deref(), Some("resigned"));
+}
