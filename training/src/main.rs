@@ -103,6 +103,13 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Plot a training run's metrics.csv (losses against steps) as PNG.
+    Plot {
+        #[arg(long)]
+        metrics: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// tengen against any GTP engine.
     Match {
         #[arg(long)]
@@ -465,6 +472,10 @@ fn run(cli: Cli) -> Result<(), String> {
             } else {
                 println!("kept the best net");
             }
+        }
+        Cmd::Plot { metrics, out } => {
+            tengen_train::metrics::plot_training(&metrics, &out)?;
+            println!("plotted {} to {}", metrics.display(), out.display());
         }
         Cmd::Export { checkpoint, out } => {
             let file = if checkpoint.is_dir() {

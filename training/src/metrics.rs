@@ -141,3 +141,86 @@ pub fn plot(rows: &[Row], png: &Path) -> Result<(), String> {
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))
 }
+
+/// The columns of a training run's `metrics.csv` (see
+/// `train::run`), by header name; rows that do not parse are skipped and
+/// empty cells (no validation data) are NaN.
+pub fn read_training(path: &Path) -> Result<Vec<(u64, Vec<f64>)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let want = [
+        "loss",
+        "policy",
+        "value",
+        "val_loss",
+        "val_policy",
+        "val_value",
+    ];
+    let cols: Vec<usize> = want
+        .iter()
+        .map(|w| header.iter().position(|h| h == w))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("{}: not a training metrics.csv", path.display()))?;
+    Ok(lines
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let step = f.first()?.parse().ok()?;
+            let v = cols
+                .iter()
+                .map(|&c| f.get(c).and_then(|x| x.parse().ok()).unwrap_or(f64::NAN))
+                .collect();
+            Some((step, v))
+        })
+        .collect())
+}
+
+/// Plots a training run's `metrics.csv` to `png` against the step: top,
+/// total loss (black; validation grey) and policy loss (blue; validation
+/// pale blue); bottom, value loss (red; validation pink). No text, like
+/// [`plot`]: the CSV holds the numbers.
+pub fn plot_training(csv: &Path, png: &Path) -> Result<(), String> {
+    let rows = read_training(csv)?;
+    if rows.is_empty() {
+        return Err(format!("{}: no rows", csv.display()));
+    }
+    let err = |e: &dyn std::fmt::Display| format!("plot {}: {e}", png.display());
+    let root = BitMapBackend::new(png, (800, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (top, bottom) = root.split_vertically(360);
+    let x_max = rows.iter().map(|r| r.0).max().unwrap_or(1).max(1) as f64;
+    let panels: [(&DrawingArea<_, _>, &[(usize, RGBColor)]); 2] = [
+        (
+            &top,
+            &[
+                (0, BLACK),
+                (3, RGBColor(150, 150, 150)),
+                (1, BLUE),
+                (4, RGBColor(140, 170, 255)),
+            ],
+        ),
+        (&bottom, &[(2, RED), (5, RGBColor(255, 160, 180))]),
+    ];
+    for (area, lines) in panels {
+        let y_max = rows
+            .iter()
+            .flat_map(|r| lines.iter().map(|&(c, _)| r.1[c]))
+            .filter(|v| v.is_finite())
+            .fold(0.1, f64::max)
+            * 1.05;
+        let mut c = ChartBuilder::on(area)
+            .margin(10)
+            .build_cartesian_2d(0.0..x_max, 0.0..y_max)
+            .map_err(|e| err(&e))?;
+        for &(col, color) in lines {
+            let pts: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.1[col].is_finite())
+                .map(|r| (r.0 as f64, r.1[col]))
+                .collect();
+            c.draw_series(LineSeries::new(pts, color.stroke_width(2)))
+                .map_err(|e| err(&e))?;
+        }
+    }
+    root.present().map_err(|e| err(&e))
+}

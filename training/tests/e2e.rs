@@ -60,6 +60,12 @@ fn tiny_selfplay_train_gate() {
     let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
     assert_eq!(metrics.lines().count(), 3, "{metrics}");
     assert!(metrics.lines().nth(2).unwrap().starts_with("4,"));
+    let rows = tengen_train::metrics::read_training(&out.join("metrics.csv")).unwrap();
+    assert_eq!(rows.iter().map(|r| r.0).collect::<Vec<_>>(), vec![2, 4]);
+    assert!(rows.iter().all(|r| r.1[0].is_finite()));
+    let png = root.join("metrics.png");
+    tengen_train::metrics::plot_training(&out.join("metrics.csv"), &png).unwrap();
+    assert!(std::fs::metadata(&png).unwrap().len() > 1000);
     // The last checkpoint, read back and exported, is the exported model.
     let latest = std::fs::read_to_string(out.join("LATEST")).unwrap();
     let ckpt = out.join(latest.trim()).join("net.safetensors");
