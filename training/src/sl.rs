@@ -2,7 +2,8 @@
 //! of a game becomes a sample whose policy target is the move played;
 //! the result (`RE`) gives the value target, and its margin, when
 //! numeric, the score target. Games with setup stones or handicap, or
-//! that break our rules, are skipped and counted.
+//! that break our rules, are skipped and counted. Moves marked as random
+//! ([`RANDOM_MOVE_COMMENT`]) are no policy target.
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +13,11 @@ use tengen::sgf::GameRecord;
 
 use crate::game::Game;
 use crate::shard::{self, Sample, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
+
+/// A move whose SGF comment starts with this was drawn at random (the
+/// data script's opening moves): it gets no policy target, as it says
+/// nothing about good play; its position still gets the value target.
+pub const RANDOM_MOVE_COMMENT: &str = "random opening move";
 
 /// What a conversion did.
 #[derive(Debug, Default, serde::Serialize)]
@@ -67,6 +73,16 @@ pub fn samples_of(rec: &GameRecord) -> Result<Vec<Sample>, String> {
     let komi = rec.komi.unwrap_or(7.5);
     let result = rec.result.as_deref().and_then(parse_result);
     let moves: Vec<_> = rec.moves().collect();
+    let random: Vec<bool> = rec
+        .nodes
+        .iter()
+        .filter(|n| n.mv.is_some())
+        .map(|n| {
+            n.comment
+                .as_deref()
+                .is_some_and(|c| c.trim_start().starts_with(RANDOM_MOVE_COMMENT))
+        })
+        .collect();
     let mut game = Game::new(size, komi)?;
     let mut out = Vec::with_capacity(moves.len());
     for (i, &(color, mv)) in moves.iter().enumerate() {
@@ -76,8 +92,11 @@ pub fn samples_of(rec: &GameRecord) -> Result<Vec<Sample>, String> {
         let (spatial, global) = game.features();
         let n = size * size;
         let mut policy = vec![0.0; n + 1];
-        policy[policy_index(mv, size)] = 1.0;
-        let mut flags = HAS_POLICY;
+        let mut flags = 0;
+        if !random[i] {
+            policy[policy_index(mv, size)] = 1.0;
+            flags |= HAS_POLICY;
+        }
         let (mut outcome, mut score) = (0i8, 0.0f32);
         if let Some((winner, margin)) = result {
             flags |= HAS_VALUE;
@@ -99,6 +118,7 @@ pub fn samples_of(rec: &GameRecord) -> Result<Vec<Sample>, String> {
             policy,
             opp_move: moves
                 .get(i + 1)
+                .filter(|_| !random[i + 1])
                 .map_or(NO_MOVE, |&(_, m)| policy_index(m, size) as u16),
             outcome,
             score,

@@ -111,3 +111,32 @@ fn learning_rate_falls_linearly_to_its_end_value() {
     assert!((cfg.lr_at(100) - 1e-4).abs() < 1e-9);
     assert!((cfg.lr_at(200) - 1e-4).abs() < 1e-9);
 }
+
+#[test]
+fn random_opening_moves_get_no_policy_target() {
+    let root = common::tmp("sl-random");
+    let games = root.join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    std::fs::write(
+        games.join("r.sgf"),
+        "(;GM[1]SZ[9]KM[7]RE[W+2];B[cc]C[random opening move];W[gg]C[random opening move];B[ee];W[ce])",
+    )
+    .unwrap();
+    let stats = sl::convert(&games, &root.join("out"), &root.join("val"), 0, 1000).unwrap();
+    let s: Vec<_> = stats
+        .shards
+        .iter()
+        .flat_map(|p| shard::read(p).unwrap())
+        .collect();
+    assert_eq!(s.len(), 4);
+    let has_policy: Vec<bool> = s.iter().map(|x| x.flags & HAS_POLICY != 0).collect();
+    assert_eq!(has_policy, vec![false, false, true, true]);
+    assert!(s.iter().all(|x| x.flags & HAS_VALUE != 0));
+    assert!(s[2].policy[policy_index(Move::Place(Point::new(4, 4)), 9)] == 1.0);
+    // The opponent's reply is a target only when it was not random.
+    assert_eq!(s[0].opp_move, tengen_train::shard::NO_MOVE);
+    assert_eq!(
+        s[1].opp_move as usize,
+        policy_index(Move::Place(Point::new(4, 4)), 9)
+    );
+}
