@@ -400,7 +400,8 @@ pub(super) fn generate(
             normal: t.normal.saturating_sub(elapsed),
             hard: t.hard.saturating_sub(elapsed),
         });
-    let stop = call.stop;
+    // A move is owed in full: only an explicit interrupt cuts it short.
+    let stop = call.interrupt;
     let opts = GenmoveOptions {
         cleanup,
         report_every: report.as_ref().map(|r| r.0),

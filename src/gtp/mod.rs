@@ -30,6 +30,7 @@ use std::time::Instant;
 
 pub use config::{
     build_evaluator, build_evaluators, default_autosave_path, Autosave, SessionConfig,
+    DEFAULT_EVALUATOR,
 };
 pub use session::{Call, RawNn, Session};
 
@@ -79,10 +80,15 @@ fn read_line_capped(r: &mut impl BufRead, max: usize) -> io::Result<Option<(Vec<
 /// newer line is waiting" and the flag can never disagree: a line never
 /// interrupts its own command, and a line that arrives while a command
 /// runs always interrupts it.
+///
+/// The interrupt flag is raised only while a GoGui interrupt line
+/// (`# interrupt`) is waiting; genmove obeys only that one, so pipelined
+/// commands wait for the move instead of cutting its search short.
 struct Inbox {
     lines: Mutex<VecDeque<Option<Input>>>,
     ready: Condvar,
     stop: Arc<AtomicBool>,
+    interrupt: Arc<AtomicBool>,
     /// Whether the loop is pondering (changed under the `lines` lock).
     pondering: AtomicBool,
 }
@@ -91,6 +97,9 @@ impl Inbox {
     /// Queues a line (or end of input) and raises the stop flag.
     fn push(&self, line: Option<Input>) {
         let mut q = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        if line.as_ref().is_some_and(is_interrupt) {
+            self.interrupt.store(true, Ordering::SeqCst);
+        }
         q.push_back(line);
         self.stop.store(true, Ordering::SeqCst);
         self.ready.notify_one();
@@ -103,6 +112,8 @@ impl Inbox {
         loop {
             if let Some(line) = q.pop_front() {
                 self.stop.store(!q.is_empty(), Ordering::SeqCst);
+                let waiting = q.iter().flatten().any(is_interrupt);
+                self.interrupt.store(waiting, Ordering::SeqCst);
                 return line;
             }
             q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
@@ -138,6 +149,11 @@ impl Inbox {
     }
 }
 
+/// GoGui's interrupt: a comment line it sends to stop a running command.
+fn is_interrupt(input: &Input) -> bool {
+    input.bytes.trim_ascii() == b"# interrupt"
+}
+
 /// Runs the GTP loop on `input` and `output` until `quit` or end of input.
 pub fn serve<R, W>(mut session: Session, input: R, mut output: W) -> io::Result<()>
 where
@@ -145,10 +161,12 @@ where
     W: Write,
 {
     let stop = Arc::new(AtomicBool::new(false));
+    let interrupt = Arc::new(AtomicBool::new(false));
     let inbox = Arc::new(Inbox {
         lines: Mutex::new(VecDeque::new()),
         ready: Condvar::new(),
         stop: Arc::clone(&stop),
+        interrupt: Arc::clone(&interrupt),
         pondering: AtomicBool::new(false),
     });
     let reader_inbox = Arc::clone(&inbox);
@@ -171,12 +189,13 @@ where
         }
     });
     while let Some(input) = inbox.pop() {
-        session.execute(
+        session.execute_with(
             &input.bytes,
             input.too_long,
             input.received,
             &mut output,
             &stop,
+            &interrupt,
         )?;
         output.flush()?;
         if session.quit_requested() {
@@ -211,6 +230,66 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "=1 tengen\n\n? unknown command\n\n= \n\n"
         );
+    }
+
+    /// Counts the positions it evaluates (uniform answers).
+    struct Counting(std::sync::atomic::AtomicUsize);
+    impl crate::eval::Evaluator for Counting {
+        fn evaluate(&self, batch: &[crate::eval::EvalInput]) -> Vec<crate::eval::EvalOutput> {
+            self.0.fetch_add(batch.len(), Ordering::SeqCst);
+            crate::eval::fake::UniformEvaluator.evaluate(batch)
+        }
+        fn max_batch(&self) -> usize {
+            8
+        }
+        fn name(&self) -> String {
+            "counting".into()
+        }
+    }
+
+    fn counting_session(visits: u64, max_time: f64) -> (Session, Arc<Counting>) {
+        let eval = Arc::new(Counting(Default::default()));
+        let cfg = SessionConfig {
+            size: 9,
+            visits: Some(visits),
+            max_time: Some(std::time::Duration::from_secs_f64(max_time)),
+            autosave: Autosave::Off,
+            ..SessionConfig::default()
+        };
+        let engine = crate::engine::Engine::new(eval.clone(), cfg.engine_settings().unwrap());
+        let game = crate::game::Game::new(9, crate::rules::Ruleset::chinese()).unwrap();
+        (Session::new(game, engine), eval)
+    }
+
+    #[test]
+    fn pipelined_commands_do_not_cut_genmove_short() {
+        let (session, eval) = counting_session(200, 60.0);
+        // Everything arrives at once, as from a controller that pipelines.
+        let input = io::Cursor::new(b"genmove b\nname\nquit\n".to_vec());
+        let mut out = Vec::new();
+        serve(session, input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("= ") && text.contains("= tengen"),
+            "{text}"
+        );
+        let evals = eval.0.load(Ordering::SeqCst);
+        assert!(
+            evals >= 150,
+            "the search stopped early: {evals} evaluations"
+        );
+    }
+
+    #[test]
+    fn gogui_interrupt_stops_genmove() {
+        let (session, _) = counting_session(u64::MAX / 2, 30.0);
+        let input = io::Cursor::new(b"genmove b\n# interrupt\nquit\n".to_vec());
+        let mut out = Vec::new();
+        let t = Instant::now();
+        serve(session, input, &mut out).unwrap();
+        assert!(t.elapsed().as_secs_f64() < 10.0, "{:?}", t.elapsed());
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("= "), "{text}");
     }
 
     #[test]

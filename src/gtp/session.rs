@@ -41,6 +41,11 @@ pub struct Call<'a> {
     /// Set when new input arrives (or `stop`); long commands return soon
     /// after.
     pub stop: &'a AtomicBool,
+    /// Set only by an explicit interrupt (GoGui's `# interrupt` line).
+    /// Commands that owe a full answer (genmove and its variants) stop on
+    /// this, not on `stop`: a controller may send the next commands before
+    /// the move comes back, and they must not cut the search short.
+    pub interrupt: &'a AtomicBool,
     /// When the command line was read (the clock starts here).
     pub received: Instant,
     id: Option<&'a str>,
@@ -127,7 +132,8 @@ impl Session {
 
     /// Executes one raw input line and writes its reply (none for a blank
     /// line). `too_long` marks a line cut at [`MAX_LINE`]. Never panics on
-    /// input; I/O errors on `out` are returned.
+    /// input; I/O errors on `out` are returned. `stop` interrupts every
+    /// long command, genmove included (see [`Session::execute_with`]).
     pub fn execute(
         &mut self,
         raw: &[u8],
@@ -135,6 +141,20 @@ impl Session {
         received: Instant,
         out: &mut dyn Write,
         stop: &AtomicBool,
+    ) -> io::Result<()> {
+        self.execute_with(raw, too_long, received, out, stop, stop)
+    }
+
+    /// [`Session::execute`] with a separate `interrupt` flag, the only one
+    /// genmove and its variants obey (see [`Call::interrupt`]).
+    pub fn execute_with(
+        &mut self,
+        raw: &[u8],
+        too_long: bool,
+        received: Instant,
+        out: &mut dyn Write,
+        stop: &AtomicBool,
+        interrupt: &AtomicBool,
     ) -> io::Result<()> {
         if too_long || raw.len() > MAX_LINE {
             let id = protocol::id_of(&raw[..raw.len().min(MAX_LINE)]);
@@ -156,6 +176,7 @@ impl Session {
         let mut call = Call {
             args: &cmd.args,
             stop,
+            interrupt,
             received,
             id,
             out: &mut *out,
