@@ -41,7 +41,8 @@ pub trait Player {
     fn seed_game(&mut self, _seed: u64) {}
 }
 
-/// tengen: a search over an evaluator.
+/// tengen: a search over an evaluator, with the engine's passing rules
+/// ([`tengen::search::passing::decide`]).
 pub struct Tengen {
     pub label: String,
     pub search: Search,
@@ -118,7 +119,9 @@ impl Player for Tengen {
         if r.resign {
             Reply::Resign
         } else {
-            Reply::Move(r.best)
+            // The engine's end-of-game rules (RULES B3, B4): no pass while
+            // points are unsettled, none into a loss a move could avoid.
+            Reply::Move(tengen::search::passing::decide(&game.position, &r).mv)
         }
     }
 }

@@ -271,6 +271,10 @@ struct MatchArgs {
     /// tengen resigns when its winrate falls below this (default: never).
     #[arg(long)]
     resign: Option<f32>,
+    /// Games end after this many moves and are counted as they stand
+    /// (default: 3 × size²).
+    #[arg(long)]
+    max_moves: Option<usize>,
 }
 
 impl MatchArgs {
@@ -279,7 +283,7 @@ impl MatchArgs {
             games: self.games,
             size: self.size,
             komi: self.komi,
-            max_moves: 3 * self.size * self.size,
+            max_moves: self.max_moves.unwrap_or(3 * self.size * self.size),
             sprt: self.sprt_elo.map(|e| (0.0, e)),
             sgf_dir: self.sgf.clone(),
             seed: self.seed,
@@ -298,6 +302,9 @@ impl MatchArgs {
     fn check(&self) -> Result<(), String> {
         if !(2..=19).contains(&self.size) || self.visits == 0 || self.games == 0 {
             return Err("need 2 <= size <= 19, visits >= 1 and games >= 1".into());
+        }
+        if self.max_moves == Some(0) {
+            return Err("--max-moves must be at least 1".into());
         }
         if !(1..=64).contains(&self.threads) || !(1..=64).contains(&self.parallel) {
             return Err("need 1 <= threads <= 64 and 1 <= parallel <= 64".into());
