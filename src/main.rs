@@ -88,8 +88,9 @@ struct SearchArgs {
     /// New visits (playouts) per move.
     #[arg(long)]
     playouts: Option<u64>,
-    /// Evaluator when no --model is given: heuristic or uniform.
-    #[arg(long, default_value = "heuristic")]
+    /// Evaluator when no --model is given: net (the shipped nets, built
+    /// in), heuristic or uniform.
+    #[arg(long, default_value = gtp::DEFAULT_EVALUATOR)]
     evaluator: String,
     /// Neural net file: tengen's .safetensors or a KataGo .bin.gz.
     #[arg(long, value_name = "FILE")]

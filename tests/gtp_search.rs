@@ -384,7 +384,14 @@ fn judge_an_interrupted_game() {
     assert!(s.run_line("tengen-judge x").starts_with("? syntax error"));
     // The command line.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .args(["judge", sgf.to_str().unwrap(), "--visits", "100"])
+        .args([
+            "judge",
+            sgf.to_str().unwrap(),
+            "--visits",
+            "100",
+            "--evaluator",
+            "heuristic",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -299,3 +299,39 @@ fn pondering_stops_at_the_next_line() {
     assert!(Move::parse_gtp(&mv, 9).is_some(), "{mv}");
     e.ok("quit");
 }
+
+/// With no evaluator named, `tengen gtp` plays with the shipped nets,
+/// which are compiled in: on 9×9 the 9×9 net and on 19×19 the 19×19 net
+/// (their raw outputs equal those of the files in `models/`), and it
+/// plays a legal move on both.
+#[test]
+fn default_engine_plays_with_the_shipped_nets() {
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut e = Gtp::start(
+        env!("CARGO_BIN_EXE_tengen"),
+        &["gtp", "--no-autosave", "--visits", "16"],
+    );
+    for (size, file) in [
+        (9usize, "tengen-9x9-v1.safetensors"),
+        (19, "tengen-19x19-v1.safetensors"),
+    ] {
+        let model = models.join(file);
+        let mut direct = Gtp::tengen(&["--model", model.to_str().unwrap(), "--no-autosave"]);
+        for g in [&mut e, &mut direct] {
+            g.ok(&format!("boardsize {size}"));
+            g.ok("clear_board");
+            g.ok("play b C3");
+        }
+        let raw = e.ok("kata-raw-nn 0");
+        assert!(raw.contains("policy"), "{raw}");
+        assert_eq!(
+            raw,
+            direct.ok("kata-raw-nn 0"),
+            "{size}x{size} should use {file}"
+        );
+        direct.ok("quit");
+        let mv = e.ok("genmove w");
+        assert!(Move::parse_gtp(&mv, size).is_some(), "{mv}");
+    }
+    e.ok("quit");
+}

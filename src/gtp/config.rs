@@ -39,7 +39,8 @@ pub struct SessionConfig {
     /// Thinking time per move when there is no time limit, and the cap in
     /// any case.
     pub max_time: Option<Duration>,
-    /// `heuristic` or `uniform`; ignored when `model` is set.
+    /// `net` (the shipped nets; needs the `net` feature), `heuristic` or
+    /// `uniform`; ignored when `model` is set.
     pub evaluator: String,
     /// A net file (our `.safetensors` or a KataGo `.bin.gz`); needs the
     /// `net` feature.
@@ -72,6 +73,8 @@ impl Default for SessionConfig {
             seed: 0,
             lag: Duration::from_millis(500),
             max_time: None,
+            // The library's default stays the cheap, deterministic
+            // heuristic; the `tengen` binary defaults to DEFAULT_EVALUATOR.
             evaluator: "heuristic".into(),
             model: None,
             device: "auto".into(),
@@ -200,6 +203,14 @@ impl SessionConfig {
     }
 }
 
+/// The `tengen` binary's evaluator when none is named: the shipped nets
+/// when the build has them.
+pub const DEFAULT_EVALUATOR: &str = if cfg!(feature = "net") {
+    "net"
+} else {
+    "heuristic"
+};
+
 /// The evaluator the settings ask for: the net in `model` when given,
 /// else the named built-in evaluator.
 pub fn build_evaluator(cfg: &SessionConfig) -> Result<Arc<dyn Evaluator>, String> {
@@ -220,7 +231,10 @@ pub fn build_evaluators(
             None,
         )),
         "uniform" => Ok((Arc::new(UniformEvaluator), None)),
-        other => Err(format!("unknown evaluator '{other}'")),
+        "net" => load_shipped(&cfg.device, cfg.threads),
+        other => Err(format!(
+            "unknown evaluator '{other}' (net, heuristic or uniform)"
+        )),
     }
 }
 
@@ -228,18 +242,81 @@ pub fn build_evaluators(
 #[cfg(feature = "net")]
 const NET_CACHE_ENTRIES: usize = 20_000;
 
-/// Loads a net for the engine (behind an evaluation cache) and the
-/// `kata-raw-nn` hook (uncached: it prints the net's own outputs).
+/// Loads a net file for the engine (see [`wrap_net`]).
 #[cfg(feature = "net")]
 fn load_net(
     path: &Path,
     device: &str,
     threads: usize,
 ) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
-    use crate::net::{self, device::DeviceChoice, NetEvaluator};
+    let dev = net_device(device)?;
+    let model = crate::net::load_any(path, &dev).map_err(|e| format!("{}: {e}", path.display()))?;
+    let loaded = wrap_net(model, threads);
+    eprintln!("tengen: loaded net {}", path.display());
+    Ok(loaded)
+}
+
+#[cfg(feature = "net")]
+fn net_device(device: &str) -> Result<burn::tensor::Device, String> {
+    use crate::net::{self, device::DeviceChoice};
     let choice: DeviceChoice = device.parse().map_err(|e: net::NetError| e.to_string())?;
-    let dev = net::device::select(choice).map_err(|e| e.to_string())?;
-    let model = net::load_any(path, &dev).map_err(|e| format!("{}: {e}", path.display()))?;
+    net::device::select(choice).map_err(|e| e.to_string())
+}
+
+/// The shipped nets (compiled in): the 9×9 net for small boards, the
+/// 19×19 net for the rest (see [`crate::net::shipped`]).
+#[cfg(feature = "net")]
+fn load_shipped(
+    device: &str,
+    threads: usize,
+) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
+    use crate::eval::by_size::BySizeEvaluator;
+    use crate::net::shipped::{ShippedNet, MAX_SMALL_BOARD, NET_19X19, NET_9X9};
+    let dev = net_device(device)?;
+    let load = |n: &ShippedNet| {
+        n.load(&dev)
+            .map(|m| wrap_net(m, threads))
+            .map_err(|e| format!("shipped net {}: {e}", n.name))
+    };
+    let (small, small_raw) = load(&NET_9X9)?;
+    let (large, large_raw) = load(&NET_19X19)?;
+    let eval = Arc::new(BySizeEvaluator::new(small, large, MAX_SMALL_BOARD));
+    let hook = match (small_raw, large_raw) {
+        (Some(s), Some(l)) => {
+            let hook: RawNn = Arc::new(move |input, symmetry, optimism| {
+                if input.position.size() <= MAX_SMALL_BOARD {
+                    s(input, symmetry, optimism)
+                } else {
+                    l(input, symmetry, optimism)
+                }
+            });
+            Some(hook)
+        }
+        _ => None,
+    };
+    eprintln!(
+        "tengen: playing with the shipped nets {} (boards up to {MAX_SMALL_BOARD}x{MAX_SMALL_BOARD}) and {}",
+        NET_9X9.name, NET_19X19.name
+    );
+    Ok((eval, hook))
+}
+
+#[cfg(not(feature = "net"))]
+fn load_shipped(
+    _device: &str,
+    _threads: usize,
+) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
+    Err(
+        "this build has no neural net (build with the `net` feature); use --evaluator heuristic"
+            .into(),
+    )
+}
+
+/// A net for the engine (behind an evaluation cache) and the
+/// `kata-raw-nn` hook (uncached: it prints the net's own outputs).
+#[cfg(feature = "net")]
+fn wrap_net(model: crate::net::Net, threads: usize) -> (Arc<dyn Evaluator>, Option<RawNn>) {
+    use crate::net::{self, NetEvaluator};
     // Batches of 8 per search thread keep the CPU backend busy without
     // adding much latency; it reports its limit to the search.
     let net_eval = Arc::new(NetEvaluator::new(model, 8 * threads.max(1)));
@@ -258,8 +335,7 @@ fn load_net(
         let out = raw.raw_nn(input, s, optimism.unwrap_or(0.2));
         Ok(net::output::format_kata_raw_nn(&out, symmetry))
     });
-    eprintln!("tengen: loaded net {}", path.display());
-    Ok((eval, Some(hook)))
+    (eval, Some(hook))
 }
 
 #[cfg(not(feature = "net"))]

@@ -21,6 +21,7 @@ pub mod katago;
 pub mod layers;
 pub mod model;
 pub mod output;
+pub mod shipped;
 pub mod symmetry;
 
 pub use config::NetConfig;

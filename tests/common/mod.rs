@@ -47,9 +47,14 @@ impl Gtp {
         }
     }
 
-    /// `tengen gtp ARGS`, the binary under test.
+    /// `tengen gtp ARGS`, the binary under test, with the heuristic
+    /// evaluator unless ARGS name another (or a model): fast and the same
+    /// on every machine. `tengen_default` runs the shipped net.
     pub fn tengen(args: &[&str]) -> Gtp {
         let mut all = vec!["gtp"];
+        if !args.iter().any(|a| *a == "--evaluator" || *a == "--model") {
+            all.extend_from_slice(&["--evaluator", "heuristic"]);
+        }
         all.extend_from_slice(args);
         Gtp::start(env!("CARGO_BIN_EXE_tengen"), &all)
     }
