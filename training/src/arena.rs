@@ -320,23 +320,13 @@ fn record_game(cfg: &SeriesConfig, i: u32, r: &GameResult, a_score: f64) -> Resu
         return Ok(());
     };
     write_sgf(&dir.join(format!("game-{i:04}.sgf")), &r.sgf)?;
-    let csv = dir.join("results.csv");
-    let new = !csv.exists();
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&csv)
-        .map_err(|e| format!("{}: {e}", csv.display()))?;
-    let mut line = String::new();
-    if new {
-        line.push_str("game,a_color,moves,a_score,note\n");
-    }
     let note = r.note.as_deref().unwrap_or("").replace([',', '\n'], " ");
     let color = if i.is_multiple_of(2) { "B" } else { "W" };
-    line.push_str(&format!("{i},{color},{},{a_score},{note}\n", r.moves));
-    use std::io::Write;
-    f.write_all(line.as_bytes())
-        .map_err(|e| format!("{}: {e}", csv.display()))
+    crate::util::append_csv_row(
+        &dir.join("results.csv"),
+        "game,a_color,moves,a_score,note",
+        &format!("{i},{color},{},{a_score},{note}", r.moves),
+    )
 }
 
 fn prepare(cfg: &SeriesConfig) -> Result<(), String> {

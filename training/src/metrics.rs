@@ -4,7 +4,6 @@
 //! numbers; colours are documented here: total loss black, policy blue,
 //! value red, validation total grey; Elo green with pale interval lines.
 
-use std::io::Write;
 use std::path::Path;
 
 use plotters::prelude::*;
@@ -31,19 +30,8 @@ pub const HEADER: &str =
 
 /// Appends `row` to the CSV at `path` (with a header when new).
 pub fn append(path: &Path, row: &Row) -> Result<(), String> {
-    let new = !path.exists();
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut s = String::new();
-    if new {
-        s.push_str(HEADER);
-        s.push('\n');
-    }
-    s.push_str(&format!(
-        "{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{}\n",
+    let line = format!(
+        "{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{}",
         row.generation,
         row.games,
         row.samples,
@@ -55,9 +43,8 @@ pub fn append(path: &Path, row: &Row) -> Result<(), String> {
         row.elo_lo,
         row.elo_hi,
         row.promoted as u8
-    ));
-    f.write_all(s.as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))
+    );
+    crate::util::append_csv_row(path, HEADER, &line)
 }
 
 /// Reads the rows back.

@@ -32,3 +32,21 @@ pub fn derive_seed(base: u64, tag: u64, index: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
+
+/// Appends `row` (one CSV line, no newline) to `path`, writing `header`
+/// first when the file is new. Errors name the file.
+pub fn append_csv_row(path: &Path, header: &str, row: &str) -> Result<(), String> {
+    let mut text = String::new();
+    if !path.exists() {
+        text.push_str(header);
+        text.push('\n');
+    }
+    text.push_str(row);
+    text.push('\n');
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -256,15 +256,8 @@ fn metrics_row(
     val: Option<&LossReport>,
     elapsed: std::time::Duration,
 ) -> Result<(), String> {
-    use std::io::Write;
-    let path = out.join("metrics.csv");
-    let new = !path.exists();
-    let mut line = String::new();
-    if new {
-        line.push_str("step,lr,loss,policy,opp,value,score,ownership,val_loss,val_policy,val_value,val_score,secs\n");
-    }
     let l = train;
-    line.push_str(&format!(
+    let mut line = format!(
         "{step},{},{:.5},{:.5},{:.5},{:.5},{:.5},{:.5},",
         cfg.lr_at(step),
         l.total,
@@ -273,7 +266,7 @@ fn metrics_row(
         l.value,
         l.score,
         l.ownership
-    ));
+    );
     match val {
         Some(v) => line.push_str(&format!(
             "{:.5},{:.5},{:.5},{:.5},",
@@ -281,13 +274,12 @@ fn metrics_row(
         )),
         None => line.push_str(",,,,"),
     }
-    line.push_str(&format!("{:.1}\n", elapsed.as_secs_f64()));
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(line.as_bytes()))
-        .map_err(|e| format!("{}: {e}", path.display()))
+    line.push_str(&format!("{:.1}", elapsed.as_secs_f64()));
+    crate::util::append_csv_row(
+        &out.join("metrics.csv"),
+        "step,lr,loss,policy,opp,value,score,ownership,val_loss,val_policy,val_value,val_score,secs",
+        &line,
+    )
 }
 
 /// Runs training (see the module docs): resumes from `out` when it has a
