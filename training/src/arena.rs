@@ -46,7 +46,8 @@ pub trait Player {
 pub struct Tengen {
     pub label: String,
     pub search: Search,
-    pub visits: u64,
+    /// When each move's search stops (visits, time or both).
+    pub limits: Limits,
     /// Thinking time over all games so far.
     pub stats: ThinkStats,
 }
@@ -77,11 +78,16 @@ impl ThinkStats {
 }
 
 impl Tengen {
-    pub fn new(label: &str, eval: Arc<dyn Evaluator>, config: SearchConfig, visits: u64) -> Tengen {
+    pub fn new(
+        label: &str,
+        eval: Arc<dyn Evaluator>,
+        config: SearchConfig,
+        limits: Limits,
+    ) -> Tengen {
         Tengen {
             label: label.to_string(),
             search: Search::new(eval, config),
-            visits,
+            limits,
             stats: ThinkStats::default(),
         }
     }
@@ -109,12 +115,9 @@ impl Player for Tengen {
             .set_position(game.position.clone(), game.recent());
         self.search.set_eval_context(game.prev_boards.clone(), 0.0);
         let stop = AtomicBool::new(false);
-        let r = self.search.run(
-            &Limits::visits(self.visits),
-            &stop,
-            None,
-            Duration::from_secs(3600),
-        );
+        let r = self
+            .search
+            .run(&self.limits, &stop, None, Duration::from_secs(3600));
         self.stats.add(started.elapsed());
         if r.resign {
             Reply::Resign

@@ -176,13 +176,13 @@ pub fn run(cfg: &LoopConfig, root: &Path, device: &Device) -> Result<LoopState, 
                     "candidate",
                     evaluator(&cand_path, device, cfg.max_batch)?,
                     search.clone(),
-                    cfg.gate_visits,
+                    tengen::search::Limits::visits(cfg.gate_visits),
                 );
                 let mut champ = Tengen::new(
                     "best",
                     evaluator(&best, device, cfg.max_batch)?,
                     search,
-                    cfg.gate_visits,
+                    tengen::search::Limits::visits(cfg.gate_visits),
                 );
                 let size = cfg.selfplay.max_size;
                 let sc = SeriesConfig {

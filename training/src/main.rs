@@ -9,12 +9,14 @@ use burn::tensor::Device;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use tengen::net::device::{select, DeviceChoice};
+use tengen::search::Limits;
 use tengen_train::arena::{series, series_parallel, GtpPlayer, SeriesConfig, Tengen, ThinkStats};
 use tengen_train::looping::{self, LoopConfig};
 use tengen_train::model::{parse_arch, TrainNet};
 use tengen_train::selfplay::{self, SelfplayConfig};
 use tengen_train::shard;
 use tengen_train::train::{self, Init, TrainConfig};
+
 use tengen_train::{elo, sl};
 
 #[derive(Parser)]
@@ -247,8 +249,13 @@ struct MatchArgs {
     size: usize,
     #[arg(long, default_value_t = 7.0)]
     komi: f32,
-    #[arg(long, default_value_t = 100)]
-    visits: u64,
+    /// Visits per tengen move [default: 100, or no cap with --move-time].
+    #[arg(long)]
+    visits: Option<u64>,
+    /// Seconds per tengen move (a cap; with --visits, the first bound
+    /// reached ends the search).
+    #[arg(long)]
+    move_time: Option<f64>,
     /// Move-choice temperature for tengen's first --temp-moves moves.
     #[arg(long, default_value_t = 0.0)]
     temperature: f32,
@@ -299,9 +306,26 @@ impl MatchArgs {
             ..Default::default()
         }
     }
+    /// Each tengen move's bounds: --visits and/or --move-time, 100 visits
+    /// when neither is given.
+    fn limits(&self) -> Limits {
+        let time = self.move_time.map(Duration::from_secs_f64);
+        Limits {
+            visits: self
+                .visits
+                .or(if time.is_none() { Some(100) } else { None }),
+            time,
+            ..Limits::default()
+        }
+    }
     fn check(&self) -> Result<(), String> {
-        if !(2..=19).contains(&self.size) || self.visits == 0 || self.games == 0 {
+        if !(2..=19).contains(&self.size) || self.visits == Some(0) || self.games == 0 {
             return Err("need 2 <= size <= 19, visits >= 1 and games >= 1".into());
+        }
+        if let Some(t) = self.move_time {
+            if !(t.is_finite() && t > 0.0 && t <= 3600.0) {
+                return Err("--move-time must be between 0 and 3600 seconds".into());
+            }
         }
         if self.max_moves == Some(0) {
             return Err("--max-moves must be at least 1".into());
@@ -452,13 +476,13 @@ fn run(cli: Cli) -> Result<(), String> {
                 "candidate",
                 looping::evaluator(&candidate, &device, 16)?,
                 m.search(),
-                m.visits,
+                m.limits(),
             );
             let mut b_ = Tengen::new(
                 "best",
                 looping::evaluator(&best, &device, 16)?,
                 m.search(),
-                m.visits,
+                m.limits(),
             );
             let mut cfg = m.series();
             cfg.sprt.get_or_insert((0.0, 35.0));
@@ -509,7 +533,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     "tengen",
                     looping::evaluator(&model, &device, 16)?,
                     m.search(),
-                    m.visits,
+                    m.limits(),
                 );
                 let o = GtpPlayer::start(&opponent, Duration::from_secs(timeout.max(1)))?;
                 pairs.push((a, o));

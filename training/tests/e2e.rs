@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use burn::tensor::Device;
 use indicatif::ProgressBar;
-use tengen::search::SearchConfig;
+use tengen::search::{Limits, SearchConfig};
 use tengen_train::arena::{series, SeriesConfig, Tengen};
 use tengen_train::looping::evaluator;
 use tengen_train::model::TrainNet;
@@ -82,8 +82,18 @@ fn tiny_selfplay_train_gate() {
         .evaluate(&input);
     assert_eq!(a, eval.evaluate(&input));
 
-    let mut a = Tengen::new("candidate", eval, SearchConfig::default(), 4);
-    let mut b = Tengen::new("base", common::tiny_eval(7), SearchConfig::default(), 4);
+    let mut a = Tengen::new(
+        "candidate",
+        eval,
+        SearchConfig::default(),
+        Limits::visits(4),
+    );
+    let mut b = Tengen::new(
+        "base",
+        common::tiny_eval(7),
+        SearchConfig::default(),
+        Limits::visits(4),
+    );
     let cfg = SeriesConfig {
         games: 2,
         size: 5,

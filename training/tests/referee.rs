@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tengen::eval::fake::UniformEvaluator;
-use tengen::search::SearchConfig;
+use tengen::search::{Limits, SearchConfig};
 use tengen_train::arena::{play, series, series_parallel, GtpPlayer, SeriesConfig, Tengen};
 
 /// A fake GTP engine (POSIX shell) that always answers `genmove` with
@@ -36,7 +36,7 @@ fn illegal_move_from_the_engine_forfeits() {
         "tengen",
         Arc::new(UniformEvaluator),
         SearchConfig::default(),
-        8,
+        Limits::visits(8),
     );
     let mut fake = GtpPlayer::start(&fake_engine(&dir, "A1"), Duration::from_secs(10)).unwrap();
     // The engine plays A1 every time: by its second move at the latest
@@ -55,7 +55,7 @@ fn unreadable_move_and_passing_engine() {
         "tengen",
         Arc::new(UniformEvaluator),
         SearchConfig::default(),
-        8,
+        Limits::visits(8),
     );
     let mut fake = GtpPlayer::start(&fake_engine(&dir, "Z99"), Duration::from_secs(10)).unwrap();
     let r = play(&mut fake, &mut tengen, 5, 0.5, 50).unwrap();
@@ -76,7 +76,7 @@ fn tengen_player(label: &str, seed: u64) -> Tengen {
         seed,
         ..Default::default()
     };
-    Tengen::new(label, Arc::new(UniformEvaluator), config, 8)
+    Tengen::new(label, Arc::new(UniformEvaluator), config, Limits::visits(8))
 }
 
 fn series_config(dir: &std::path::Path, games: u32) -> SeriesConfig {
@@ -165,10 +165,37 @@ fn tengen_resigns_below_its_threshold() {
         resign_threshold: Some(1.5),
         ..Default::default()
     };
-    let mut quitter = Tengen::new("quitter", Arc::new(UniformEvaluator), config, 4);
+    let mut quitter = Tengen::new(
+        "quitter",
+        Arc::new(UniformEvaluator),
+        config,
+        Limits::visits(4),
+    );
     let mut other = tengen_player("other", 1);
     let r = play(&mut quitter, &mut other, 5, 2.5, 40).unwrap();
     assert_eq!(r.black_score, 0.0);
     assert_eq!(r.moves, 0);
     assert_eq!(r.note.as_deref(), Some("resigned"));
+}
+
+#[test]
+fn tengen_with_a_move_time_stops_searching_in_time() {
+    // No visit cap: only the clock ends each search (match --move-time).
+    let mut timed = Tengen::new(
+        "timed",
+        Arc::new(UniformEvaluator),
+        SearchConfig::default(),
+        Limits::time(Duration::from_millis(30)),
+    );
+    let mut other = tengen_player("other", 2);
+    let r = play(&mut timed, &mut other, 5, 2.5, 12).unwrap();
+    assert!(r.moves > 0);
+    assert!(timed.stats.moves >= 1);
+    // The cap is generous against a slow machine; an uncapped search would
+    // never return.
+    assert!(
+        timed.stats.longest < Duration::from_secs(10),
+        "longest move took {:?}",
+        timed.stats.longest
+    );
 }
