@@ -10,6 +10,7 @@
 //! [`EvalInput::position`]; the policy is dense (`p.dense(size)` for a
 //! point, `size * size` for the pass).
 
+pub mod batch_queue;
 pub mod by_size;
 pub mod cache;
 pub mod fake;
