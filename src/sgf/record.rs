@@ -280,6 +280,34 @@ impl GameRecord {
         self.nodes.iter().filter_map(|n| n.mv)
     }
 
+    /// The area marked at the end of the main line: the points of `TB`
+    /// (Black's) and `TW` (White's) on the last main-line node that has
+    /// either, as `(black, white)`. `None` when the game marks no area
+    /// (or was built in code). Off-board points are an error.
+    pub fn final_area(&self) -> Result<Option<(Vec<Point>, Vec<Point>)>, SgfError> {
+        let Some(tree) = &self.tree else {
+            return Ok(None);
+        };
+        let last = tree
+            .main_line()
+            .into_iter()
+            .rev()
+            .filter_map(|i| tree.node(i))
+            .find(|n| n.has("TB") || n.has("TW"));
+        let Some(node) = last else {
+            return Ok(None);
+        };
+        let mut area = (Vec::new(), Vec::new());
+        for (id, out) in [("TB", &mut area.0), ("TW", &mut area.1)] {
+            if let Some(p) = node.get(id) {
+                for i in 0..p.values.len() {
+                    out.extend(setup_points(p, i, self.size)?);
+                }
+            }
+        }
+        Ok(Some(area))
+    }
+
     /// Number of moves (passes included) in the main line.
     pub fn move_count(&self) -> usize {
         self.moves().count()
@@ -641,6 +669,27 @@ fn setup_points(p: &Property, i: usize, size: usize) -> Result<Vec<Point>, SgfEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn final_area_reads_tb_and_tw_of_the_last_marked_node() {
+        let rec =
+            GameRecord::from_sgf("(;SZ[5];B[cc]TB[aa];W[dd];B[]TB[aa:ab][cc]TW[ee])").unwrap();
+        let (black, white) = rec.final_area().unwrap().unwrap();
+        let names = |v: &[Point]| v.iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
+        assert_eq!(names(&black), ["aa", "ab", "cc"]);
+        assert_eq!(names(&white), ["ee"]);
+        assert_eq!(
+            GameRecord::from_sgf("(;SZ[5];B[cc])")
+                .unwrap()
+                .final_area()
+                .unwrap(),
+            None
+        );
+        assert!(GameRecord::from_sgf("(;SZ[5];B[cc]TW[zz])")
+            .unwrap()
+            .final_area()
+            .is_err());
+    }
 
     #[test]
     fn komi_is_lenient() {

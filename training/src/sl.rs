@@ -1,18 +1,21 @@
 //! Supervised bootstrap: SGF game records to training shards. Each move
 //! of a game becomes a sample whose policy target is the move played;
 //! the result (`RE`) gives the value target, and its margin, when
-//! numeric, the score target. Games with setup stones or handicap, or
-//! that break our rules, are skipped and counted. Moves marked as random
+//! numeric, the score target; the final area, when the game marks it
+//! (`TB`/`TW` on its last node, as `scripts/gnugo_area.py` writes), the
+//! ownership target. Games with setup stones or handicap, or that break
+//! our rules, are skipped and counted. Moves marked as random
 //! ([`RANDOM_MOVE_COMMENT`]) are no policy target.
 
 use std::path::{Path, PathBuf};
 
 use tengen::eval::policy_index;
-use tengen::rules::Color;
+
+use tengen::rules::{Board, Color, Point};
 use tengen::sgf::GameRecord;
 
 use crate::game::Game;
-use crate::shard::{self, Sample, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
+use crate::shard::{self, Sample, HAS_OWNERSHIP, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
 
 /// A move whose SGF comment starts with this was drawn at random (the
 /// data script's opening moves): it gets no policy target, as it says
@@ -127,7 +130,36 @@ pub fn samples_of(rec: &GameRecord) -> Result<Vec<Sample>, String> {
         game.play(mv, None)
             .map_err(|e| format!("move {}: {e}", i + 1))?;
     }
+    let area = rec.final_area().map_err(|e| e.to_string())?;
+    if let Some((black, white)) = area {
+        let own = final_ownership(game.position.board(), size, &black, &white);
+        for (s, &(color, _)) in out.iter_mut().zip(&moves) {
+            let sign = if color == Color::Black { 1 } else { -1 };
+            s.ownership = own.iter().map(|&o| o * sign).collect();
+            s.flags |= HAS_OWNERSHIP;
+        }
+    }
     Ok(out)
+}
+
+/// Black's view of who owns each point at the end (+1 Black, -1 White,
+/// 0 neither): the marked areas first, then any stone left unmarked counts
+/// for its colour (so territory-only marking works too), then dame.
+fn final_ownership(board: &Board, size: usize, black: &[Point], white: &[Point]) -> Vec<i8> {
+    let mut own: Vec<i8> = board
+        .points()
+        .map(|p| match board.get(p) {
+            Some(Color::Black) => 1,
+            Some(Color::White) => -1,
+            None => 0,
+        })
+        .collect();
+    for (pts, v) in [(black, 1), (white, -1)] {
+        for p in pts {
+            own[p.dense(size)] = v;
+        }
+    }
+    own
 }
 
 /// Converts every SGF under `input` into shards of about

@@ -6,7 +6,7 @@ mod common;
 
 use tengen::eval::policy_index;
 use tengen::rules::{Move, Point};
-use tengen_train::shard::{self, HAS_POLICY, HAS_SCORE, HAS_VALUE};
+use tengen_train::shard::{self, HAS_OWNERSHIP, HAS_POLICY, HAS_SCORE, HAS_VALUE};
 use tengen_train::sl;
 
 #[test]
@@ -139,4 +139,37 @@ fn random_opening_moves_get_no_policy_target() {
         s[1].opp_move as usize,
         policy_index(Move::Place(Point::new(4, 4)), 9)
     );
+}
+
+#[test]
+fn marked_final_area_becomes_the_ownership_target() {
+    let root = common::tmp("sl-area");
+    let games = root.join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    // 3x3 board. Black owns the left column (stone at aa, empty ab, and
+    // White's dead stone at ac), White the right column; the middle column
+    // is unmarked: its Black stone at bb counts for Black, the rest is
+    // dame. Unmarked games get no ownership target.
+    std::fs::write(
+        games.join("a.sgf"),
+        "(;GM[1]SZ[3]KM[0]RE[B+1];B[aa];W[ac];B[bb];W[cc];B[];W[]TB[aa][ab][ac]TW[ca:cc])",
+    )
+    .unwrap();
+    std::fs::write(games.join("b.sgf"), "(;GM[1]SZ[3]KM[0]RE[B+1];B[aa];W[cc])").unwrap();
+    let stats = sl::convert(&games, &root.join("out"), &root.join("val"), 0, 1000).unwrap();
+    let s: Vec<_> = stats
+        .shards
+        .iter()
+        .flat_map(|p| shard::read(p).unwrap())
+        .collect();
+    assert_eq!(s.len(), 8);
+    // Dense order is row by row: aa ba ca / ab bb cb / ac bc cc.
+    let black_view = vec![1, 0, -1, 1, 1, -1, 1, 0, -1];
+    let white_view: Vec<i8> = black_view.iter().map(|v| -v).collect();
+    for (i, x) in s[..6].iter().enumerate() {
+        assert_ne!(x.flags & HAS_OWNERSHIP, 0, "sample {i}");
+        let want = if i % 2 == 0 { &black_view } else { &white_view };
+        assert_eq!(&x.ownership, want, "sample {i}");
+    }
+    assert!(s[6..].iter().all(|x| x.flags & HAS_OWNERSHIP == 0));
 }
