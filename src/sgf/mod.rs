@@ -35,5 +35,5 @@ pub use parse::{
     escape_text, parse, parse_bytes, parse_strict, unescape_text, Collection, Node, Property,
     SgfTree,
 };
-pub use record::{GameRecord, RecordNode, ReplayError};
+pub use record::{FinalArea, GameRecord, RecordNode, ReplayError};
 pub use write::{write_collection, write_record, write_tree};

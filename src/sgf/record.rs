@@ -72,6 +72,14 @@ pub struct GameRecord {
     pub warnings: Vec<Warning>,
 }
 
+/// The area each colour owns at the end of a game, as marked by `TB`
+/// and `TW` ([`GameRecord::final_area`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FinalArea {
+    pub black: Vec<Point>,
+    pub white: Vec<Point>,
+}
+
 /// Why the main line cannot be replayed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ReplayError {
@@ -284,7 +292,7 @@ impl GameRecord {
     /// (Black's) and `TW` (White's) on the last main-line node that has
     /// either, as `(black, white)`. `None` when the game marks no area
     /// (or was built in code). Off-board points are an error.
-    pub fn final_area(&self) -> Result<Option<(Vec<Point>, Vec<Point>)>, SgfError> {
+    pub fn final_area(&self) -> Result<Option<FinalArea>, SgfError> {
         let Some(tree) = &self.tree else {
             return Ok(None);
         };
@@ -297,8 +305,8 @@ impl GameRecord {
         let Some(node) = last else {
             return Ok(None);
         };
-        let mut area = (Vec::new(), Vec::new());
-        for (id, out) in [("TB", &mut area.0), ("TW", &mut area.1)] {
+        let mut area = FinalArea::default();
+        for (id, out) in [("TB", &mut area.black), ("TW", &mut area.white)] {
             if let Some(p) = node.get(id) {
                 for i in 0..p.values.len() {
                     out.extend(setup_points(p, i, self.size)?);
@@ -674,10 +682,10 @@ mod tests {
     fn final_area_reads_tb_and_tw_of_the_last_marked_node() {
         let rec =
             GameRecord::from_sgf("(;SZ[5];B[cc]TB[aa];W[dd];B[]TB[aa:ab][cc]TW[ee])").unwrap();
-        let (black, white) = rec.final_area().unwrap().unwrap();
+        let area = rec.final_area().unwrap().unwrap();
         let names = |v: &[Point]| v.iter().map(|p| p.to_sgf()).collect::<Vec<_>>();
-        assert_eq!(names(&black), ["aa", "ab", "cc"]);
-        assert_eq!(names(&white), ["ee"]);
+        assert_eq!(names(&area.black), ["aa", "ab", "cc"]);
+        assert_eq!(names(&area.white), ["ee"]);
         assert_eq!(
             GameRecord::from_sgf("(;SZ[5];B[cc])")
                 .unwrap()

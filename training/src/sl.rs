@@ -131,8 +131,8 @@ pub fn samples_of(rec: &GameRecord) -> Result<Vec<Sample>, String> {
             .map_err(|e| format!("move {}: {e}", i + 1))?;
     }
     let area = rec.final_area().map_err(|e| e.to_string())?;
-    if let Some((black, white)) = area {
-        let own = final_ownership(game.position.board(), size, &black, &white);
+    if let Some(area) = area {
+        let own = final_ownership(game.position.board(), size, &area.black, &area.white);
         for (s, &(color, _)) in out.iter_mut().zip(&moves) {
             let sign = if color == Color::Black { 1 } else { -1 };
             s.ownership = own.iter().map(|&o| o * sign).collect();
