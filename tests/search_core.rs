@@ -281,3 +281,53 @@ fn forced_playouts_with_noise_are_deterministic_with_one_thread() {
     assert!(!a.1.is_empty());
     assert_eq!(a, b);
 }
+
+/// 5×5; the centre gets a prior of 0.9, every position is even.
+fn clear_choice() -> Arc<dyn Evaluator> {
+    use tengen::eval::{policy_index, EvalOutput};
+    use tengen::rules::Point;
+    use tengen::search::testing::FnEvaluator;
+    Arc::new(FnEvaluator(|i: &tengen::eval::EvalInput| {
+        let size = i.position.size();
+        let n = size * size + 1;
+        let mut policy = vec![0.1 / (n - 1) as f32; n];
+        policy[policy_index(Move::Place(Point::new(2, 2)), size)] = 0.9;
+        EvalOutput {
+            policy,
+            value: [0.5, 0.5, 0.0],
+            score_lead: 0.0,
+            ownership: None,
+        }
+    }))
+}
+
+#[test]
+fn early_stop_ends_a_search_whose_move_is_decided() {
+    let centre = Move::Place(tengen::rules::Point::new(2, 2));
+    let with = |early_stop: bool, temperature: f32| {
+        let cfg = SearchConfig {
+            early_stop,
+            temperature,
+            temperature_moves: 10,
+            ..config(1, 1)
+        };
+        let mut s = search(clear_choice(), cfg, 5);
+        run(&mut s, Limits::visits(2000))
+    };
+    let full = with(false, 0.0);
+    assert_eq!(full.visits, 2000);
+    assert_eq!(full.best, centre);
+    // The centre gathers visits fastest; once it leads by more than the
+    // visits left, the search stops with the same choice.
+    let early = with(true, 0.0);
+    assert_eq!(early.best, centre);
+    assert!(early.visits < 2000, "{} visits", early.visits);
+    let lead = early.moves[0].visits - early.moves.get(1).map_or(0, |m| m.visits);
+    assert!(
+        lead > 2000 - early.visits,
+        "lead {lead}, {} visits",
+        early.visits
+    );
+    // Temperature samples from the whole distribution: no early stop.
+    assert_eq!(with(true, 1.0).visits, 2000);
+}

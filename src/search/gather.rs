@@ -49,6 +49,10 @@ pub(crate) struct Ctx<'a> {
     pub max_playouts: Option<u64>,
     /// Visits started by this run (changed under the tree lock only).
     pub started: AtomicU64,
+    /// Stop once the root's choice is decided (`SearchConfig::early_stop`).
+    pub early_stop: bool,
+    /// When this run began.
+    pub start: Instant,
 }
 
 /// An exact game result: win − loss, margin, ownership (player to move).
@@ -101,7 +105,50 @@ impl Ctx<'_> {
                 return false;
             }
         }
-        true
+        !(self.early_stop && self.decided(tree))
+    }
+
+    /// Whether the most visited root move leads the next by more visits
+    /// than the bounds still allow, so more search cannot change it.
+    fn decided(&self, tree: &Tree) -> bool {
+        let r = tree.root();
+        let started = self.started.load(Ordering::Relaxed);
+        let mut left: Option<u64> = None;
+        let mut bound = |n: u64| left = Some(left.map_or(n, |l| l.min(n)));
+        if let Some(v) = self.max_visits {
+            bound(v.saturating_sub((r.visits + r.in_flight) as u64));
+        }
+        if let Some(p) = self.max_playouts {
+            bound(p.saturating_sub(started));
+        }
+        if let Some(d) = self.deadline {
+            let now = Instant::now();
+            let spent = now.saturating_duration_since(self.start).as_secs_f64();
+            // Too early to know the rate: keep searching.
+            if started < 32 || spent < 0.05 {
+                return false;
+            }
+            let rest = d.saturating_duration_since(now).as_secs_f64();
+            bound((started as f64 * rest / spent).ceil() as u64);
+        }
+        let Some(left) = left else {
+            return false;
+        };
+        let (mut first, mut second) = (0u64, 0u64);
+        for e in tree.edges_of(0) {
+            if e.child == NONE {
+                continue;
+            }
+            let c = &tree.nodes[e.child as usize];
+            let v = (c.visits + c.in_flight) as u64;
+            if v > first {
+                second = first;
+                first = v;
+            } else if v > second {
+                second = v;
+            }
+        }
+        first > second + left
     }
 }
 

@@ -112,6 +112,12 @@ pub struct SearchConfig {
     /// visits (prior after noise) is selected first. Pair it with
     /// [`Search::policy_target`], which prunes those visits back out.
     pub forced_playouts: Option<f32>,
+    /// Stop a bounded search (visits, playouts or time) as soon as its most
+    /// visited root move can no longer be overtaken within what the bounds
+    /// still allow (time converted to visits at the rate so far). Off by
+    /// default; never while temperature or noise is in effect, whose
+    /// choices depend on the whole visit distribution.
+    pub early_stop: bool,
 }
 
 impl Default for SearchConfig {
@@ -139,6 +145,7 @@ impl Default for SearchConfig {
             lcb_min_fraction: 0.1,
             resign_threshold: None,
             forced_playouts: None,
+            early_stop: false,
         }
     }
 }
@@ -414,6 +421,8 @@ impl Search {
         let batch = cfg.batch_size.clamp(1, self.evaluator.max_batch().max(1));
         let size = self.root.size();
         let tree = std::mem::replace(&mut self.tree, Tree::new(0, 1));
+        let played = self.root.history().len().saturating_sub(1) as u32;
+        let temperature_on = cfg.temperature > 0.0 && played < cfg.temperature_moves;
         let ctx = Ctx {
             tree: Mutex::new(tree),
             batcher: Batcher::new(&*self.evaluator, batch, cfg.batch_timeout, 1),
@@ -432,6 +441,8 @@ impl Search {
             max_visits: limits.visits,
             max_playouts: limits.playouts,
             started: AtomicU64::new(0),
+            early_stop: cfg.early_stop && !temperature_on && !cfg.noise,
+            start,
         };
 
         // The root's first visit, alone, so noise goes in before anyone

@@ -253,7 +253,8 @@ struct MatchArgs {
     #[arg(long)]
     visits: Option<u64>,
     /// Seconds per tengen move (a cap; with --visits, the first bound
-    /// reached ends the search).
+    /// reached ends the search). A timed search stops early once more time
+    /// could not change its move.
     #[arg(long)]
     move_time: Option<f64>,
     /// Move-choice temperature for tengen's first --temp-moves moves.
@@ -303,6 +304,8 @@ impl MatchArgs {
             seed: self.seed,
             threads: self.threads.max(1),
             resign_threshold: self.resign,
+            // A timed move ends once its choice is decided, as in play.
+            early_stop: self.move_time.is_some(),
             ..Default::default()
         }
     }
