@@ -5,7 +5,7 @@
 mod common;
 
 use common::Gtp;
-use tengen::rules::{Color, Move, Position, Ruleset};
+use tengen::rules::Color;
 
 #[test]
 fn two_games_against_gnugo() {
@@ -31,34 +31,11 @@ fn two_games_against_gnugo() {
             &gnugo,
             &["--mode", "gtp", "--level", "1", "--chinese-rules"],
         );
-        for e in [&mut ours, &mut theirs] {
-            e.ok("boardsize 9");
-            e.ok("clear_board");
-            e.ok("komi 7");
+        let played = common::refereed_game(&mut ours, &mut theirs, tengen_color, size, 7.0, 250);
+        if let Some(c) = played.resigned {
+            eprintln!("game {game}: {c} resigned after {} moves", played.moves);
         }
-        let mut referee = Position::new(size, Ruleset::chinese().with_komi(7.0)).unwrap();
-        let mut moves = 0;
-        while !referee.is_over() && moves < 250 {
-            let color = referee.to_move();
-            let c = if color == Color::Black { "b" } else { "w" };
-            let (mover, other) = if color == tengen_color {
-                (&mut ours, &mut theirs)
-            } else {
-                (&mut theirs, &mut ours)
-            };
-            let text = mover.ok(&format!("genmove {c}"));
-            if text.eq_ignore_ascii_case("resign") {
-                eprintln!("game {game}: {color} resigned after {moves} moves");
-                break;
-            }
-            let mv = Move::parse_gtp(&text, size)
-                .unwrap_or_else(|| panic!("game {game} move {moves}: unparsable {text:?}"));
-            referee.play(color, mv).unwrap_or_else(|e| {
-                panic!("game {game} move {moves}: {color} {text} is illegal: {e}")
-            });
-            other.ok(&format!("play {c} {text}"));
-            moves += 1;
-        }
+        let moves = played.moves;
         let score = ours.ok("final_score");
         let gnu_score = theirs.ok("final_score");
         eprintln!(

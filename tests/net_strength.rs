@@ -13,7 +13,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::Gtp;
-use tengen::rules::{Color, Move, Position, Ruleset};
+use tengen::rules::Color;
 
 fn net_path(test: &str) -> Option<PathBuf> {
     let p = std::env::var_os("TENGEN_KATAGO_NET")
@@ -125,35 +125,8 @@ fn beats_gnugo_level_10_on_9x9_at_8_visits() {
                 &(game + 1).to_string(),
             ],
         );
-        for e in [&mut ours, &mut theirs] {
-            e.ok("boardsize 9");
-            e.ok("clear_board");
-            e.ok("komi 7");
-        }
-        let mut referee = Position::new(size, Ruleset::chinese().with_komi(7.0)).unwrap();
-        let mut moves = 0;
-        let mut resigned = None;
-        while !referee.is_over() && moves < 250 {
-            let color = referee.to_move();
-            let c = if color == Color::Black { "b" } else { "w" };
-            let (mover, other) = if color == tengen_color {
-                (&mut ours, &mut theirs)
-            } else {
-                (&mut theirs, &mut ours)
-            };
-            let text = mover.ok(&format!("genmove {c}"));
-            if text.eq_ignore_ascii_case("resign") {
-                resigned = Some(color);
-                break;
-            }
-            let mv = Move::parse_gtp(&text, size)
-                .unwrap_or_else(|| panic!("game {game} move {moves}: unparsable {text:?}"));
-            referee.play(color, mv).unwrap_or_else(|e| {
-                panic!("game {game} move {moves}: {color} {text} is illegal: {e}")
-            });
-            other.ok(&format!("play {c} {text}"));
-            moves += 1;
-        }
+        let played = common::refereed_game(&mut ours, &mut theirs, tengen_color, size, 7.0, 250);
+        let (moves, resigned) = (played.moves, played.resigned);
         // GNU Go's count is the independent judgement.
         let winner = match resigned {
             Some(c) => Some(c.opp()),

@@ -155,3 +155,60 @@ pub fn ok(s: &mut tengen::gtp::Session, cmd: &str) -> String {
     assert!(r.starts_with('='), "{cmd}: {r}");
     r[1..].trim().to_string()
 }
+
+/// How a refereed game between two GTP engines ended.
+pub struct Played {
+    /// Moves played (passes included).
+    pub moves: usize,
+    /// The colour that resigned, if one did.
+    pub resigned: Option<tengen::rules::Color>,
+}
+
+/// Plays one game between `ours` (as `ours_color`) and `theirs` on a fresh
+/// `size` board with `komi`, with our own `Position` as referee checking
+/// every move (an illegal or unreadable move fails the test), until two
+/// passes, a resignation or `max_moves`.
+pub fn refereed_game(
+    ours: &mut Gtp,
+    theirs: &mut Gtp,
+    ours_color: tengen::rules::Color,
+    size: usize,
+    komi: f32,
+    max_moves: usize,
+) -> Played {
+    use tengen::rules::{Color, Move, Position, Ruleset};
+    for e in [&mut *ours, &mut *theirs] {
+        e.ok(&format!("boardsize {size}"));
+        e.ok("clear_board");
+        e.ok(&format!("komi {komi}"));
+    }
+    let mut referee = Position::new(size, Ruleset::chinese().with_komi(komi)).unwrap();
+    let mut moves = 0;
+    while !referee.is_over() && moves < max_moves {
+        let color = referee.to_move();
+        let c = if color == Color::Black { "b" } else { "w" };
+        let (mover, other) = if color == ours_color {
+            (&mut *ours, &mut *theirs)
+        } else {
+            (&mut *theirs, &mut *ours)
+        };
+        let text = mover.ok(&format!("genmove {c}"));
+        if text.eq_ignore_ascii_case("resign") {
+            return Played {
+                moves,
+                resigned: Some(color),
+            };
+        }
+        let mv = Move::parse_gtp(&text, size)
+            .unwrap_or_else(|| panic!("move {moves}: unparsable {text:?}"));
+        referee
+            .play(color, mv)
+            .unwrap_or_else(|e| panic!("move {moves}: {color} {text} is illegal: {e}"));
+        other.ok(&format!("play {c} {text}"));
+        moves += 1;
+    }
+    Played {
+        moves,
+        resigned: None,
+    }
+}
