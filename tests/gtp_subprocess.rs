@@ -312,8 +312,8 @@ fn default_engine_plays_with_the_shipped_nets() {
         &["gtp", "--no-autosave", "--visits", "16"],
     );
     for (size, file) in [
-        (9usize, "tengen-9x9-v1.safetensors"),
-        (19, "tengen-19x19-v1.safetensors"),
+        (9usize, "tengen-9x9-v2.safetensors"),
+        (19, "tengen-19x19-v2.safetensors"),
     ] {
         let model = models.join(file);
         let mut direct = Gtp::tengen(&["--model", model.to_str().unwrap(), "--no-autosave"]);
@@ -333,5 +333,30 @@ fn default_engine_plays_with_the_shipped_nets() {
         let mv = e.ok("genmove w");
         assert!(Move::parse_gtp(&mv, size).is_some(), "{mv}");
     }
+    e.ok("quit");
+}
+
+/// The shipped nets' ownership heads are trained: at the end of finished
+/// GNU Go games from `training/data/` (games held out of training), the
+/// default engine finds the dead stones GNU Go found and the same winner.
+#[test]
+fn shipped_nets_judge_finished_games_like_gnu_go() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("training/data");
+    let mut e = Gtp::start(
+        env!("CARGO_BIN_EXE_tengen"),
+        &["gtp", "--no-autosave", "--threads", "1"],
+    );
+    // 9x9, a draw with komi 7; GNU Go's dead stones: D7 E7 E6 C6 (Black)
+    // and E2 F2 (White).
+    let nine = data.join("gnugo-9x9-level10/game-0000.sgf");
+    e.ok(&format!("loadsgf {}", nine.display()));
+    let dead = e.sorted_words("final_status_list dead");
+    assert_eq!(dead, ["C6", "D7", "E2", "E6", "E7", "F2"]);
+    assert_eq!(e.ok("final_score"), "0");
+    // 19x19, White wins by 54 by GNU Go's count.
+    let nineteen = data.join("gnugo-19x19-level1-random2/game-0010.sgf");
+    e.ok(&format!("loadsgf {}", nineteen.display()));
+    let score = e.ok("final_score");
+    assert!(score.starts_with("W+"), "{score}");
     e.ok("quit");
 }

@@ -170,12 +170,7 @@ fn final_status_after_two_passes_finds_dead_stones() {
     for m in words.chunks(2) {
         e.ok(&format!("play {} {}", m[0], m[1]));
     }
-    let mut dead: Vec<String> = e
-        .ok("final_status_list dead")
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
-    dead.sort();
+    let dead = e.sorted_words("final_status_list dead");
     assert_eq!(dead, ["F2", "G3", "H3", "H4"]);
     assert_eq!(e.ok("final_score"), "W+4");
 }

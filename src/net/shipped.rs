@@ -19,14 +19,14 @@ pub struct ShippedNet {
 
 /// The 9×9 net.
 pub const NET_9X9: ShippedNet = ShippedNet {
-    name: "tengen-9x9-v1",
-    bytes: include_bytes!("../../models/tengen-9x9-v1.safetensors"),
+    name: "tengen-9x9-v2",
+    bytes: include_bytes!("../../models/tengen-9x9-v2.safetensors"),
 };
 
 /// The 19×19 net.
 pub const NET_19X19: ShippedNet = ShippedNet {
-    name: "tengen-19x19-v1",
-    bytes: include_bytes!("../../models/tengen-19x19-v1.safetensors"),
+    name: "tengen-19x19-v2",
+    bytes: include_bytes!("../../models/tengen-19x19-v2.safetensors"),
 };
 
 /// Boards up to this size are played with [`NET_9X9`], larger ones with

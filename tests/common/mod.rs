@@ -86,6 +86,17 @@ impl Gtp {
     pub fn ok(&mut self, cmd: &str) -> String {
         self.send(cmd).unwrap_or_else(|e| panic!("{cmd}: ? {e}"))
     }
+
+    /// The words of a list reply (`final_status_list dead`), sorted.
+    pub fn sorted_words(&mut self, cmd: &str) -> Vec<String> {
+        let mut words: Vec<String> = self
+            .ok(cmd)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        words.sort();
+        words
+    }
 }
 
 impl Drop for Gtp {
