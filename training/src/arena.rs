@@ -39,6 +39,11 @@ pub trait Player {
     /// Seeds the player's randomness for the next game, so each game of a
     /// series differs and can be replayed. Default: nothing to seed.
     fn seed_game(&mut self, _seed: u64) {}
+    /// A note on the move just generated, for the game record (tengen:
+    /// its search's winrate, score, visits and time). Default: none.
+    fn move_comment(&self) -> Option<String> {
+        None
+    }
 }
 
 /// tengen: a search over an evaluator, with the engine's passing rules
@@ -50,6 +55,8 @@ pub struct Tengen {
     pub limits: Limits,
     /// Thinking time over all games so far.
     pub stats: ThinkStats,
+    /// What the last search said (see [`Player::move_comment`]).
+    last: Option<String>,
 }
 
 /// How long a player thought: moves, total and longest time.
@@ -89,6 +96,7 @@ impl Tengen {
             search: Search::new(eval, config),
             limits,
             stats: ThinkStats::default(),
+            last: None,
         }
     }
 }
@@ -104,6 +112,9 @@ impl Player for Tengen {
     fn opponent_played(&mut self, _c: Color, _mv: Move) -> Result<(), String> {
         Ok(())
     }
+    fn move_comment(&self) -> Option<String> {
+        self.last.clone()
+    }
     fn seed_game(&mut self, seed: u64) {
         let mut c = self.search.config().clone();
         c.seed = seed;
@@ -118,7 +129,15 @@ impl Player for Tengen {
         let r = self
             .search
             .run(&self.limits, &stop, None, Duration::from_secs(3600));
-        self.stats.add(started.elapsed());
+        let took = started.elapsed();
+        self.stats.add(took);
+        self.last = Some(format!(
+            "winrate {:.3}, score {:+.1}, {} visits, {:.2} s",
+            r.winrate,
+            r.score_lead,
+            r.visits,
+            took.as_secs_f64()
+        ));
         if r.resign {
             Reply::Resign
         } else {
@@ -241,7 +260,8 @@ pub fn play(
                     ended = Some((color, why));
                     break;
                 }
-                game.play(mv, None).map_err(|e| e.to_string())?;
+                let note = me.move_comment();
+                game.play(mv, note.as_deref()).map_err(|e| e.to_string())?;
                 if let Err(e) = other.opponent_played(color, mv) {
                     ended = Some((color.opp(), format!("forfeit: {e}")));
                     break;

@@ -191,6 +191,9 @@ fn tengen_with_a_move_time_stops_searching_in_time() {
     let r = play(&mut timed, &mut other, 5, 2.5, 12).unwrap();
     assert!(r.moves > 0);
     assert!(timed.stats.moves >= 1);
+    // Every tengen move carries its search's view in the record.
+    assert!(r.sgf.contains("C[winrate "), "{}", r.sgf);
+    assert!(r.sgf.contains(" visits, "), "{}", r.sgf);
     // The cap is generous against a slow machine; an uncapped search would
     // never return.
     assert!(
