@@ -114,20 +114,13 @@ fn learning_rate_falls_linearly_to_its_end_value() {
 
 #[test]
 fn random_opening_moves_get_no_policy_target() {
-    let root = common::tmp("sl-random");
-    let games = root.join("games");
-    std::fs::create_dir_all(&games).unwrap();
-    std::fs::write(
-        games.join("r.sgf"),
-        "(;GM[1]SZ[9]KM[7]RE[W+2];B[cc]C[random opening move];W[gg]C[random opening move];B[ee];W[ce])",
-    )
-    .unwrap();
-    let stats = sl::convert(&games, &root.join("out"), &root.join("val"), 0, 1000).unwrap();
-    let s: Vec<_> = stats
-        .shards
-        .iter()
-        .flat_map(|p| shard::read(p).unwrap())
-        .collect();
+    let s = convert_games(
+        "sl-random",
+        &[(
+            "r.sgf",
+            "(;GM[1]SZ[9]KM[7]RE[W+2];B[cc]C[random opening move];W[gg]C[random opening move];B[ee];W[ce])",
+        )],
+    );
     assert_eq!(s.len(), 4);
     let has_policy: Vec<bool> = s.iter().map(|x| x.flags & HAS_POLICY != 0).collect();
     assert_eq!(has_policy, vec![false, false, true, true]);
@@ -143,25 +136,20 @@ fn random_opening_moves_get_no_policy_target() {
 
 #[test]
 fn marked_final_area_becomes_the_ownership_target() {
-    let root = common::tmp("sl-area");
-    let games = root.join("games");
-    std::fs::create_dir_all(&games).unwrap();
     // 3x3 board. Black owns the left column (stone at aa, empty ab, and
     // White's dead stone at ac), White the right column; the middle column
     // is unmarked: its Black stone at bb counts for Black, the rest is
     // dame. Unmarked games get no ownership target.
-    std::fs::write(
-        games.join("a.sgf"),
-        "(;GM[1]SZ[3]KM[0]RE[B+1];B[aa];W[ac];B[bb];W[cc];B[];W[]TB[aa][ab][ac]TW[ca:cc])",
-    )
-    .unwrap();
-    std::fs::write(games.join("b.sgf"), "(;GM[1]SZ[3]KM[0]RE[B+1];B[aa];W[cc])").unwrap();
-    let stats = sl::convert(&games, &root.join("out"), &root.join("val"), 0, 1000).unwrap();
-    let s: Vec<_> = stats
-        .shards
-        .iter()
-        .flat_map(|p| shard::read(p).unwrap())
-        .collect();
+    let s = convert_games(
+        "sl-area",
+        &[
+            (
+                "a.sgf",
+                "(;GM[1]SZ[3]KM[0]RE[B+1];B[aa];W[ac];B[bb];W[cc];B[];W[]TB[aa][ab][ac]TW[ca:cc])",
+            ),
+            ("b.sgf", "(;GM[1]SZ[3]KM[0]RE[B+1];B[aa];W[cc])"),
+        ],
+    );
     assert_eq!(s.len(), 8);
     // Dense order is row by row: aa ba ca / ab bb cb / ac bc cc.
     let black_view = vec![1, 0, -1, 1, 1, -1, 1, 0, -1];
@@ -172,4 +160,21 @@ fn marked_final_area_becomes_the_ownership_target() {
         assert_eq!(&x.ownership, want, "sample {i}");
     }
     assert!(s[6..].iter().all(|x| x.flags & HAS_OWNERSHIP == 0));
+}
+
+/// Writes `games` (file name, SGF text) to a fresh folder, converts them
+/// with no validation split and returns every sample, in file order.
+fn convert_games(tag: &str, games: &[(&str, &str)]) -> Vec<shard::Sample> {
+    let root = common::tmp(tag);
+    let dir = root.join("games");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in games {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let stats = sl::convert(&dir, &root.join("out"), &root.join("val"), 0, 1000).unwrap();
+    stats
+        .shards
+        .iter()
+        .flat_map(|p| shard::read(p).unwrap())
+        .collect()
 }
