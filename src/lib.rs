@@ -18,6 +18,8 @@
 //!   clocks, autosave and resume.
 //! - [`gtp`]: the GTP front end; [`play`]: the terminal mode for people.
 //! - [`analysis`]: the JSON analysis engine (KataGo's protocol).
+//! - [`benchmark`] (feature `net`): `tengen benchmark`, net and search
+//!   speed on this machine and device.
 
 pub mod rules;
 pub mod sgf;
@@ -30,6 +32,8 @@ pub mod eval;
 pub mod search;
 
 pub mod analysis;
+#[cfg(feature = "net")]
+pub mod benchmark;
 pub mod engine;
 pub mod game;
 pub mod gtp;

@@ -45,6 +45,38 @@ enum Command {
     Analysis(AnalysisArgs),
     /// Convert a KataGo model (.bin.gz) to tengen's safetensors format.
     Convert(ConvertArgs),
+    /// Measure net throughput and search speed on this machine and
+    /// device, to choose --device, --threads and --batch.
+    Benchmark(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Board size (the shipped net for that size, unless --model).
+    #[arg(long, default_value_t = 19)]
+    size: usize,
+    /// Neural net file: tengen's .safetensors or a KataGo .bin.gz.
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
+    /// Where the net runs: auto, cpu or wgpu. Off the CPU, the same net on
+    /// the CPU checks the device's numbers.
+    #[arg(long, default_value = "auto")]
+    device: String,
+    /// Batch sizes for net throughput.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,32")]
+    batches: Vec<usize>,
+    /// Search thread counts.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    threads: Vec<usize>,
+    /// Search batch sizes, each tried with every thread count.
+    #[arg(long, value_delimiter = ',', default_value = "8")]
+    search_batches: Vec<usize>,
+    /// Seconds per measurement.
+    #[arg(long, value_name = "SECS", default_value_t = 3.0)]
+    seconds: f64,
+    /// Seed of the random games the positions come from.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
 }
 
 #[derive(Args)]
@@ -82,6 +114,11 @@ struct SearchArgs {
     /// Search threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Positions per net call: the search gathers this many leaves (over
+    /// all its threads) before it evaluates them. 8 suits the CPU; a GPU
+    /// wants more (`tengen benchmark` measures it).
+    #[arg(long, default_value_t = 8)]
+    batch: usize,
     /// Root visits per move (visits kept from the previous move count).
     #[arg(long)]
     visits: Option<u64>,
@@ -193,6 +230,7 @@ fn config(c: &Common, time: TimeControl) -> Result<SessionConfig, String> {
         device: c.search.device.clone(),
         rollouts: c.search.rollouts,
         threads: c.search.threads,
+        batch: c.search.batch,
         visits: c.search.visits,
         playouts: c.search.playouts,
         ponder: c.ponder,
@@ -245,6 +283,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Judge(j) => judge(&j),
         Command::Analysis(a) => analysis(&a),
         Command::Convert(c) => convert(&c),
+        Command::Benchmark(b) => benchmark(&b),
     }
 }
 
@@ -268,6 +307,7 @@ fn analysis(a: &AnalysisArgs) -> Result<(), String> {
         device: a.search.device.clone(),
         rollouts: a.search.rollouts,
         threads: a.search.threads,
+        batch: a.search.batch,
         autosave: Autosave::Off,
         ..SessionConfig::default()
     };
@@ -280,6 +320,7 @@ fn analysis(a: &AnalysisArgs) -> Result<(), String> {
         ..AnalysisConfig::default()
     };
     config.search.threads = a.search.threads.clamp(1, 64);
+    config.search.batch_size = a.search.batch;
     config.search.seed = a.search.seed;
     eprintln!("Started, ready to begin handling requests");
     tengen::analysis::run(config, evaluator, io::stdin().lock(), io::stdout())
@@ -306,6 +347,68 @@ fn convert(_: &ConvertArgs) -> Result<(), String> {
     Err("this build has no neural net support (build with the `net` feature)".into())
 }
 
+/// `tengen benchmark`: net and search speed (see `tengen::benchmark`).
+#[cfg(feature = "net")]
+fn benchmark(b: &BenchArgs) -> Result<(), String> {
+    use tengen::benchmark::{self, BenchConfig};
+    use tengen::net::device::{self, DeviceChoice};
+    use tengen::net::shipped::{MAX_SMALL_BOARD, NET_19X19, NET_9X9};
+    if !(b.seconds.is_finite() && b.seconds > 0.0 && b.seconds <= 3600.0) {
+        return Err("--seconds must be between 0 and 3600".into());
+    }
+    let cfg = BenchConfig {
+        size: b.size,
+        batches: b.batches.clone(),
+        threads: b.threads.clone(),
+        search_batches: b.search_batches.clone(),
+        time: Duration::from_secs_f64(b.seconds),
+        seed: b.seed,
+    };
+    cfg.validate()?;
+    let choice: DeviceChoice = b.device.parse().map_err(|e| format!("{e}"))?;
+    let dev = device::select(choice).map_err(|e| e.to_string())?;
+    let on_cpu = dev == burn::tensor::Device::flex();
+    let load = |d: &burn::tensor::Device| match &b.model {
+        Some(path) => {
+            tengen::net::load_any(path, d).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => {
+            let shipped = if b.size <= MAX_SMALL_BOARD {
+                NET_9X9
+            } else {
+                NET_19X19
+            };
+            shipped
+                .load(d)
+                .map_err(|e| format!("shipped net {}: {e}", shipped.name))
+        }
+    };
+    let net = load(&dev)?;
+    let reference = if on_cpu {
+        None
+    } else {
+        Some((load(&burn::tensor::Device::flex())?, "the CPU (flex)"))
+    };
+    let name = if on_cpu {
+        "the CPU (flex)".to_string()
+    } else {
+        format!("{dev:?}")
+    };
+    let agreement = benchmark::run(&cfg, net, &name, reference, &mut io::stdout().lock())
+        .map_err(|e| e.to_string())?;
+    match agreement {
+        Some(a) if !a.ok() => Err(format!(
+            "the device's results differ from the CPU's by more than the tolerance ({a:?})"
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(not(feature = "net"))]
+fn benchmark(_: &BenchArgs) -> Result<(), String> {
+    Err("this build has no neural net support (build with the `net` feature)".into())
+}
+
 /// `tengen judge`: loads the record and prints the judgement.
 fn judge(j: &JudgeArgs) -> Result<(), String> {
     if j.move_number == Some(0) {
@@ -320,6 +423,7 @@ fn judge(j: &JudgeArgs) -> Result<(), String> {
         device: j.search.device.clone(),
         rollouts: j.search.rollouts,
         threads: j.search.threads,
+        batch: j.search.batch,
         autosave: Autosave::Off,
         ..SessionConfig::default()
     };

@@ -62,6 +62,8 @@ pub struct EngineSettings {
     pub seed: u64,
     /// Search threads.
     pub threads: usize,
+    /// Leaves gathered per evaluator call, all threads together.
+    pub batch_size: usize,
     /// Root visits per move (kept ones from tree reuse included).
     pub visits: Option<u64>,
     /// Visits made per move.
@@ -83,6 +85,7 @@ impl Default for EngineSettings {
         EngineSettings {
             seed: 0,
             threads: 1,
+            batch_size: 8,
             visits: None,
             playouts: None,
             max_time: None,
@@ -144,6 +147,7 @@ impl Engine {
     pub fn new(eval: Arc<dyn Evaluator>, settings: EngineSettings) -> Engine {
         let config = SearchConfig {
             threads: settings.threads.max(1),
+            batch_size: settings.batch_size.max(1),
             seed: settings.seed,
             resign_threshold: settings.resign_threshold,
             ..SearchConfig::default()

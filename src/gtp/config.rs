@@ -51,6 +51,9 @@ pub struct SessionConfig {
     pub rollouts: u32,
     /// Search threads.
     pub threads: usize,
+    /// Leaves the search gathers per evaluator call (all threads
+    /// together); the net evaluator accepts at least this many.
+    pub batch: usize,
     /// Root visits per move (tree reuse included).
     pub visits: Option<u64>,
     /// New visits per move.
@@ -80,6 +83,7 @@ impl Default for SessionConfig {
             device: "auto".into(),
             rollouts: 16,
             threads: 1,
+            batch: 8,
             visits: None,
             playouts: None,
             ponder: false,
@@ -190,9 +194,13 @@ impl SessionConfig {
         if !(1..=1024).contains(&self.threads) {
             return Err("threads must be between 1 and 1024".into());
         }
+        if !(1..=4096).contains(&self.batch) {
+            return Err("the batch size must be between 1 and 4096".into());
+        }
         Ok(EngineSettings {
             seed: self.seed,
             threads: self.threads,
+            batch_size: self.batch,
             visits: self.visits.filter(|&v| v > 0),
             playouts: self.playouts.filter(|&p| p > 0),
             max_time: self.max_time,
@@ -223,7 +231,7 @@ pub fn build_evaluators(
     cfg: &SessionConfig,
 ) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
     if let Some(path) = &cfg.model {
-        return load_net(path, &cfg.device, cfg.threads);
+        return load_net(path, &cfg.device, cfg.threads, cfg.batch);
     }
     match cfg.evaluator.as_str() {
         "heuristic" => Ok((
@@ -231,7 +239,7 @@ pub fn build_evaluators(
             None,
         )),
         "uniform" => Ok((Arc::new(UniformEvaluator), None)),
-        "net" => load_shipped(&cfg.device, cfg.threads),
+        "net" => load_shipped(&cfg.device, cfg.threads, cfg.batch),
         other => Err(format!(
             "unknown evaluator '{other}' (net, heuristic or uniform)"
         )),
@@ -248,10 +256,11 @@ fn load_net(
     path: &Path,
     device: &str,
     threads: usize,
+    batch: usize,
 ) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
     let dev = net_device(device)?;
     let model = crate::net::load_any(path, &dev).map_err(|e| format!("{}: {e}", path.display()))?;
-    let loaded = wrap_net(model, threads);
+    let loaded = wrap_net(model, threads, batch);
     eprintln!("tengen: loaded net {}", path.display());
     Ok(loaded)
 }
@@ -269,13 +278,14 @@ fn net_device(device: &str) -> Result<burn::tensor::Device, String> {
 fn load_shipped(
     device: &str,
     threads: usize,
+    batch: usize,
 ) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
     use crate::eval::by_size::BySizeEvaluator;
     use crate::net::shipped::{ShippedNet, MAX_SMALL_BOARD, NET_19X19, NET_9X9};
     let dev = net_device(device)?;
     let load = |n: &ShippedNet| {
         n.load(&dev)
-            .map(|m| wrap_net(m, threads))
+            .map(|m| wrap_net(m, threads, batch))
             .map_err(|e| format!("shipped net {}: {e}", n.name))
     };
     let (small, small_raw) = load(&NET_9X9)?;
@@ -305,6 +315,7 @@ fn load_shipped(
 fn load_shipped(
     _device: &str,
     _threads: usize,
+    _batch: usize,
 ) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
     Err(
         "this build has no neural net (build with the `net` feature); use --evaluator heuristic"
@@ -315,11 +326,16 @@ fn load_shipped(
 /// A net for the engine (behind an evaluation cache) and the
 /// `kata-raw-nn` hook (uncached: it prints the net's own outputs).
 #[cfg(feature = "net")]
-fn wrap_net(model: crate::net::Net, threads: usize) -> (Arc<dyn Evaluator>, Option<RawNn>) {
+fn wrap_net(
+    model: crate::net::Net,
+    threads: usize,
+    batch: usize,
+) -> (Arc<dyn Evaluator>, Option<RawNn>) {
     use crate::net::{self, NetEvaluator};
     // Batches of 8 per search thread keep the CPU backend busy without
-    // adding much latency; it reports its limit to the search.
-    let net_eval = Arc::new(NetEvaluator::new(model, 8 * threads.max(1)));
+    // adding much latency; a larger --batch (for a GPU) raises the limit
+    // the evaluator reports to the search.
+    let net_eval = Arc::new(NetEvaluator::new(model, batch.max(8 * threads.max(1))));
     let raw = net_eval.clone();
     // Transpositions and re-searched positions (tree reuse, status and
     // judging searches) are not evaluated twice. About 3 KiB per entry on
@@ -343,6 +359,7 @@ fn load_net(
     path: &Path,
     _device: &str,
     _threads: usize,
+    _batch: usize,
 ) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
     Err(format!(
         "cannot load {}: this build has no neural net (build with the `net` feature)",
