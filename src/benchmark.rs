@@ -14,8 +14,8 @@
 //!    the CPU): the largest differences in policy, winrate and score over
 //!    the positions. A faulty GPU driver or backend shows up here as a
 //!    number instead of as weak play.
-//! 3. **Search**: visits per second for each (threads, batch) pair from one
-//!    middle-game position, with the average batch the search reached.
+//! 3. **Search**: visits per second for each (threads, batch) pair from the
+//!    empty board, with the average batch the search reached.
 
 use std::io::{self, Write};
 use std::sync::atomic::AtomicBool;
@@ -288,10 +288,6 @@ pub fn search_rate(
     }
 }
 
-fn stones(pos: &Position) -> usize {
-    pos.size() * pos.size() - pos.board().empty_count()
-}
-
 /// Runs every part for `net` and writes the report to `out`; `reference`
 /// (the same weights elsewhere, usually on the CPU) adds the agreement
 /// part. Returns the agreement when there was one.
@@ -359,12 +355,14 @@ pub fn run(
         None => None,
     };
 
-    let start = &inputs[0];
-    writeln!(
-        out,
-        "\nsearch from a middle-game position ({} stones)",
-        stones(&start.position)
-    )?;
+    // The search starts from the empty board, as a game does: the random
+    // games' positions suit the net but would let the search count cheap
+    // visits to games that two passes end.
+    let Ok(empty) = Position::new(cfg.size, Ruleset::chinese()) else {
+        return Err(io::Error::other("unsupported board size"));
+    };
+    let start = EvalInput::new(empty);
+    writeln!(out, "\nsearch from the empty board")?;
     writeln!(
         out,
         "{:>7} {:>7} {:>10} {:>10}",
@@ -372,7 +370,7 @@ pub fn run(
     )?;
     for &threads in &cfg.threads {
         for &batch in &cfg.search_batches {
-            let r = search_rate(Arc::clone(&eval), start, threads, batch, cfg.time);
+            let r = search_rate(Arc::clone(&eval), &start, threads, batch, cfg.time);
             writeln!(
                 out,
                 "{:>7} {:>7} {:>10.1} {:>10.1}",
@@ -410,7 +408,7 @@ mod tests {
             assert_eq!(x.position.size(), 9);
             // A quarter to a half of the points were played; captures
             // can take some back, but never most of them.
-            let stones = stones(&x.position);
+            let stones = 81 - x.position.board().empty_count();
             assert!((8..=41).contains(&stones), "{stones} stones");
             assert!(!x.recent.is_empty() && x.recent.len() <= RECENT_MOVES);
             assert_eq!(x.prev_boards.len(), PREV_BOARDS);
