@@ -141,6 +141,9 @@ pub struct SearchRate {
     pub threads: usize,
     pub batch: usize,
     pub visits_per_sec: f64,
+    /// Positions the evaluator was given per second (a visit that ends a
+    /// game or finds a full tree costs none).
+    pub evals_per_sec: f64,
     /// The mean batch the search sent to the evaluator.
     pub avg_batch: f32,
 }
@@ -280,10 +283,12 @@ pub fn search_rate(
         None,
         Duration::from_secs(3600),
     );
+    let secs = result.elapsed.as_secs_f64().max(1e-9);
     SearchRate {
         threads,
         batch,
-        visits_per_sec: result.playouts as f64 / result.elapsed.as_secs_f64().max(1e-9),
+        visits_per_sec: result.playouts as f64 / secs,
+        evals_per_sec: result.batches as f64 * result.avg_batch as f64 / secs,
         avg_batch: result.avg_batch,
     }
 }
@@ -365,16 +370,16 @@ pub fn run(
     writeln!(out, "\nsearch from the empty board")?;
     writeln!(
         out,
-        "{:>7} {:>7} {:>10} {:>10}",
-        "threads", "batch", "visits/s", "avg batch"
+        "{:>7} {:>7} {:>10} {:>10} {:>10}",
+        "threads", "batch", "visits/s", "evals/s", "avg batch"
     )?;
     for &threads in &cfg.threads {
         for &batch in &cfg.search_batches {
             let r = search_rate(Arc::clone(&eval), &start, threads, batch, cfg.time);
             writeln!(
                 out,
-                "{:>7} {:>7} {:>10.1} {:>10.1}",
-                r.threads, r.batch, r.visits_per_sec, r.avg_batch
+                "{:>7} {:>7} {:>10.1} {:>10.1} {:>10.1}",
+                r.threads, r.batch, r.visits_per_sec, r.evals_per_sec, r.avg_batch
             )?;
             out.flush()?;
         }
@@ -444,11 +449,15 @@ mod tests {
 
     #[test]
     fn search_rate_reports_visits_and_batches() {
-        let inputs = positions(9, 1, 2);
+        let empty = EvalInput::new(Position::new(9, Ruleset::chinese()).unwrap());
         let eval: Arc<dyn Evaluator> = Arc::new(UniformEvaluator);
-        let r = search_rate(eval, &inputs[0], 2, 8, Duration::from_millis(50));
+        let r = search_rate(eval, &empty, 2, 8, Duration::from_millis(50));
         assert_eq!((r.threads, r.batch), (2, 8));
         assert!(r.visits_per_sec > 0.0);
+        // From the empty board every visit but the root's first few is a
+        // new leaf for the evaluator.
+        assert!(r.evals_per_sec > 0.5 * r.visits_per_sec, "{r:?}");
+        assert!(r.evals_per_sec <= 1.01 * r.visits_per_sec + 20.0, "{r:?}");
         assert!(r.avg_batch >= 1.0 && r.avg_batch <= 8.0, "{r:?}");
     }
 

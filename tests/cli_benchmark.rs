@@ -53,7 +53,7 @@ fn benchmark_reports_throughput_and_search_speed() {
     assert!(out.contains("tengen-9x9") || out.contains("b6c64"), "{out}");
     let rows = numeric_rows(&out);
     // Two throughput rows (batch, evals/s, ms/batch, GFLOP/s), then two
-    // search rows (threads, batch, visits/s, avg batch).
+    // search rows (threads, batch, visits/s, evals/s, avg batch).
     assert_eq!(rows.len(), 4, "{out}");
     assert_eq!((rows[0][0], rows[1][0]), (1.0, 4.0));
     assert!(
@@ -62,7 +62,7 @@ fn benchmark_reports_throughput_and_search_speed() {
     );
     assert_eq!((rows[2][0], rows[3][0]), (1.0, 2.0));
     assert!(
-        rows[2..].iter().all(|r| r.len() == 4 && r[2] > 0.0),
+        rows[2..].iter().all(|r| r.len() == 5 && r[2] > 0.0),
         "{out}"
     );
     assert!(!out.contains("agreement"), "no reference on the CPU: {out}");
