@@ -6,6 +6,13 @@
 //! with a comment), as does a resignation; otherwise the game ends after
 //! two passes or `max_moves` and is counted by area, stones inside the
 //! other side's pass-alive area dead. Players alternate colours.
+//!
+//! That count removes no other dead stones, as on servers that count
+//! strictly (CGOS): a player must capture dead stones before passing
+//! (GNU Go: `--capture-all-dead`). A player that gives its own count
+//! (GTP `final_score`) and names another winner marks the game
+//! *disputed* in its note, so a match against an engine that expects
+//! dead stones to be agreed on shows the problem instead of hiding it.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -43,6 +50,25 @@ pub trait Player {
     /// its search's winrate, score, visits and time). Default: none.
     fn move_comment(&self) -> Option<String> {
         None
+    }
+    /// The player's own count of the finished game (`B+3.5`, `W+12`, `0`),
+    /// if it gives one. Default: none.
+    fn own_count(&mut self) -> Option<String> {
+        None
+    }
+}
+
+/// The winner a count names: `Some(Black)`, `Some(White)`, or `None` for a
+/// draw; unreadable counts give `Err`.
+fn count_winner(count: &str) -> Result<Option<Color>, ()> {
+    let c = count.trim().to_ascii_uppercase();
+    if c == "0" || c.starts_with("0 ") || c == "DRAW" || c == "JIGO" {
+        return Ok(None);
+    }
+    match c.split_once('+') {
+        Some(("B", _)) => Ok(Some(Color::Black)),
+        Some(("W", _)) => Ok(Some(Color::White)),
+        _ => Err(()),
     }
 }
 
@@ -213,6 +239,10 @@ impl Player for GtpPlayer {
             Err(e) => Reply::Bad(e),
         }
     }
+    fn own_count(&mut self) -> Option<String> {
+        let c = self.engine.send("final_score").ok()?;
+        count_winner(&c).is_ok().then(|| c.trim().to_string())
+    }
 }
 
 /// One finished game.
@@ -221,7 +251,8 @@ pub struct GameResult {
     pub black_score: f64,
     pub sgf: String,
     pub moves: usize,
-    /// Why it ended early (illegal move, resignation), if it did.
+    /// Why it ended early (illegal move, resignation), or that a player's
+    /// own count names another winner (`disputed: ...`).
     pub note: Option<String>,
 }
 
@@ -277,14 +308,31 @@ pub fn play(
         }
         None => {
             let m = game.outcome().margin;
-            let s = if m > 0.0 {
-                1.0
+            let (s, winner) = if m > 0.0 {
+                (1.0, Some(Color::Black))
             } else if m < 0.0 {
-                0.0
+                (0.0, Some(Color::White))
             } else {
-                0.5
+                (0.5, None)
             };
-            (s, result_text(m, None), None)
+            let result = result_text(m, None);
+            let mut disputes = Vec::new();
+            let counts = [
+                (black.name(), black.own_count()),
+                (white.name(), white.own_count()),
+            ];
+            for (name, count) in counts {
+                if let Some(count) = count.filter(|c| count_winner(c) != Ok(winner)) {
+                    disputes.push(format!("{name} counts {count}"));
+                }
+            }
+            let note = (!disputes.is_empty()).then(|| {
+                format!(
+                    "disputed: the referee counts {result}; {}",
+                    disputes.join("; ")
+                )
+            });
+            (s, result, note)
         }
     };
     game.record.result = Some(result);

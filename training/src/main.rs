@@ -543,14 +543,23 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             let cfg = m.series();
             let pb = bar(cfg.games as u64, "match");
+            let mut disputed = 0;
             let (t, players) = series_parallel(&cfg, pairs, |i, r, _| {
                 pb.inc(1);
                 if let Some(n) = &r.note {
                     pb.println(format!("game {i}: {n}"));
+                    disputed += usize::from(n.starts_with("disputed"));
                 }
             })?;
             pb.finish();
             print_elo(&t);
+            if disputed > 0 {
+                println!(
+                    "{disputed} games were disputed: the opponent's own count names another winner \
+                     than the referee's, which counts stones left on the board as alive unless \
+                     they stand in pass-alive area (give GNU Go --capture-all-dead)"
+                );
+            }
             let mut think = ThinkStats::default();
             for (a, _) in &players {
                 think.merge(&a.stats);

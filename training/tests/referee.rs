@@ -91,6 +91,20 @@ fn series_config(dir: &std::path::Path, games: u32) -> SeriesConfig {
     }
 }
 
+/// An SGF with each move comment's time (`, 0.01 s]`) cut out.
+fn without_times(sgf: &str) -> String {
+    let mut out = String::new();
+    let mut rest = sgf;
+    while let Some(end) = rest.find(" s]") {
+        let cut = rest[..end].rfind(", ").unwrap_or(end);
+        out.push_str(&rest[..cut]);
+        out.push(']');
+        rest = &rest[end + 3..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[test]
 fn parallel_series_plays_the_same_games_as_one_thread() {
     let root = common::tmp("parallel-series");
@@ -113,7 +127,12 @@ fn parallel_series_plays_the_same_games_as_one_thread() {
         let name = format!("game-{i:04}.sgf");
         let s = std::fs::read_to_string(seq_dir.join(&name)).unwrap();
         let p = std::fs::read_to_string(par_dir.join(&name)).unwrap();
-        assert_eq!(s, p, "game {i} differs between one thread and two");
+        // The move comments give thinking times, which vary run to run.
+        assert_eq!(
+            without_times(&s),
+            without_times(&p),
+            "game {i} differs between one thread and two"
+        );
         distinct.insert(s);
     }
     assert!(distinct.len() > 1, "per-game seeds should vary the games");
@@ -201,4 +220,52 @@ fn tengen_with_a_move_time_stops_searching_in_time() {
         "longest move took {:?}",
         timed.stats.longest
     );
+}
+
+/// Like [`fake_engine`], answering `final_score` with `COUNT`.
+fn fake_counting_engine(dir: &std::path::Path, mv: &str, count: &str) -> String {
+    let script = dir.join(format!("fake-{mv}-{count}.sh"));
+    std::fs::write(
+        &script,
+        format!(
+            "while read cmd; do case \"$cmd\" in\n\
+             genmove*) printf '= {mv}\\n\\n';;\n\
+             final_score*) printf '= {count}\\n\\n';;\n\
+             name*) printf '= counter\\n\\n';;\n\
+             quit*) printf '=\\n\\n'; exit 0;;\n\
+             *) printf '=\\n\\n';;\n\
+             esac; done\n"
+        ),
+    )
+    .unwrap();
+    format!("sh {}", script.display())
+}
+
+#[test]
+fn a_player_counting_another_winner_marks_the_game_disputed() {
+    let dir = common::tmp("referee-count");
+    // The same game twice (tengen deterministic, the engine always
+    // passes); only the engine's own count differs.
+    let mut results = Vec::new();
+    for count in ["B+99", "W+99"] {
+        let mut tengen = tengen_player("tengen", 3);
+        let cmd = fake_counting_engine(&dir, "pass", count);
+        let mut counter = GtpPlayer::start(&cmd, Duration::from_secs(10)).unwrap();
+        let r = play(&mut tengen, &mut counter, 5, 0.5, 60).unwrap();
+        results.push(r);
+    }
+    assert_eq!(results[0].moves, results[1].moves);
+    let referee_black = results[0].black_score == 1.0;
+    // Komi 0.5: no draw, so exactly one of the counts disagrees.
+    let (agrees, disputes) = if referee_black {
+        (&results[0], &results[1])
+    } else {
+        (&results[1], &results[0])
+    };
+    assert!(agrees.note.is_none(), "{:?}", agrees.note);
+    let note = disputes.note.as_deref().unwrap();
+    assert!(note.starts_with("disputed: the referee counts "), "{note}");
+    assert!(note.contains("counter counts"), "{note}");
+    // The referee's result stands.
+    assert_eq!(results[0].black_score, results[1].black_score);
 }
