@@ -351,8 +351,7 @@ fn convert(_: &ConvertArgs) -> Result<(), String> {
 #[cfg(feature = "net")]
 fn benchmark(b: &BenchArgs) -> Result<(), String> {
     use tengen::benchmark::{self, BenchConfig};
-    use tengen::net::device::{self, DeviceChoice};
-    use tengen::net::shipped::{MAX_SMALL_BOARD, NET_19X19, NET_9X9};
+    use tengen::net::shipped::ShippedNet;
     if !(b.seconds.is_finite() && b.seconds > 0.0 && b.seconds <= 3600.0) {
         return Err("--seconds must be between 0 and 3600".into());
     }
@@ -365,19 +364,14 @@ fn benchmark(b: &BenchArgs) -> Result<(), String> {
         seed: b.seed,
     };
     cfg.validate()?;
-    let choice: DeviceChoice = b.device.parse().map_err(|e| format!("{e}"))?;
-    let dev = device::select(choice).map_err(|e| e.to_string())?;
+    let dev = tengen::net::device::from_name(&b.device).map_err(|e| e.to_string())?;
     let on_cpu = dev == burn::tensor::Device::flex();
     let load = |d: &burn::tensor::Device| match &b.model {
         Some(path) => {
             tengen::net::load_any(path, d).map_err(|e| format!("{}: {e}", path.display()))
         }
         None => {
-            let shipped = if b.size <= MAX_SMALL_BOARD {
-                NET_9X9
-            } else {
-                NET_19X19
-            };
+            let shipped = ShippedNet::for_board(b.size);
             shipped
                 .load(d)
                 .map_err(|e| format!("shipped net {}: {e}", shipped.name))

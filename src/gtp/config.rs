@@ -267,9 +267,7 @@ fn load_net(
 
 #[cfg(feature = "net")]
 fn net_device(device: &str) -> Result<burn::tensor::Device, String> {
-    use crate::net::{self, device::DeviceChoice};
-    let choice: DeviceChoice = device.parse().map_err(|e: net::NetError| e.to_string())?;
-    net::device::select(choice).map_err(|e| e.to_string())
+    crate::net::device::from_name(device).map_err(|e| e.to_string())
 }
 
 /// The shipped nets (compiled in): the 9×9 net for small boards, the

@@ -46,6 +46,12 @@ pub fn select(choice: DeviceChoice) -> Result<Device, NetError> {
     }
 }
 
+/// The device named `name` (`auto`, `cpu` or `wgpu`, as on the command
+/// line).
+pub fn from_name(name: &str) -> Result<Device, NetError> {
+    select(name.parse()?)
+}
+
 #[cfg(feature = "wgpu")]
 fn wgpu() -> Option<Device> {
     // burn reports adapter failures by panicking at first use; probe with

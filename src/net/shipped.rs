@@ -44,6 +44,15 @@ impl ShippedNet {
         io::build(&config, weights, device, path)
     }
 
+    /// The shipped net that plays boards of `size`.
+    pub fn for_board(size: usize) -> ShippedNet {
+        if size <= MAX_SMALL_BOARD {
+            NET_9X9
+        } else {
+            NET_19X19
+        }
+    }
+
     /// The shipped net called `name`, if any.
     pub fn named(name: &str) -> Option<ShippedNet> {
         ALL.iter().copied().find(|n| n.name == name)

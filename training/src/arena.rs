@@ -58,20 +58,6 @@ pub trait Player {
     }
 }
 
-/// The winner a count names: `Some(Black)`, `Some(White)`, or `None` for a
-/// draw; unreadable counts give `Err`.
-fn count_winner(count: &str) -> Result<Option<Color>, ()> {
-    let c = count.trim().to_ascii_uppercase();
-    if c == "0" || c.starts_with("0 ") || c == "DRAW" || c == "JIGO" {
-        return Ok(None);
-    }
-    match c.split_once('+') {
-        Some(("B", _)) => Ok(Some(Color::Black)),
-        Some(("W", _)) => Ok(Some(Color::White)),
-        _ => Err(()),
-    }
-}
-
 /// tengen: a search over an evaluator, with the engine's passing rules
 /// ([`tengen::search::passing::decide`]).
 pub struct Tengen {
@@ -241,7 +227,7 @@ impl Player for GtpPlayer {
     }
     fn own_count(&mut self) -> Option<String> {
         let c = self.engine.send("final_score").ok()?;
-        count_winner(&c).is_ok().then(|| c.trim().to_string())
+        crate::sl::parse_result(&c).map(|_| c.trim().to_string())
     }
 }
 
@@ -254,6 +240,8 @@ pub struct GameResult {
     /// Why it ended early (illegal move, resignation), or that a player's
     /// own count names another winner (`disputed: ...`).
     pub note: Option<String>,
+    /// A player's own count names another winner than the referee's.
+    pub disputed: bool,
 }
 
 /// Plays one game, `black` against `white`.
@@ -300,6 +288,7 @@ pub fn play(
             }
         }
     }
+    let mut disputed = false;
     let (black_score, result, note) = match ended {
         Some((loser, why)) => {
             let tag = if why == "resigned" { "R" } else { "F" };
@@ -322,11 +311,13 @@ pub fn play(
                 (white.name(), white.own_count()),
             ];
             for (name, count) in counts {
-                if let Some(count) = count.filter(|c| count_winner(c) != Ok(winner)) {
+                let names = |c: &String| crate::sl::parse_result(c).map(|(w, _)| w);
+                if let Some(count) = count.filter(|c| names(c) != Some(winner)) {
                     disputes.push(format!("{name} counts {count}"));
                 }
             }
-            let note = (!disputes.is_empty()).then(|| {
+            disputed = !disputes.is_empty();
+            let note = disputed.then(|| {
                 format!(
                     "disputed: the referee counts {result}; {}",
                     disputes.join("; ")
@@ -342,6 +333,7 @@ pub fn play(
         sgf: tengen::sgf::write_record(&game.record),
         moves: game.moves.len(),
         note,
+        disputed,
     })
 }
 

@@ -548,8 +548,8 @@ fn run(cli: Cli) -> Result<(), String> {
                 pb.inc(1);
                 if let Some(n) = &r.note {
                     pb.println(format!("game {i}: {n}"));
-                    disputed += usize::from(n.starts_with("disputed"));
                 }
+                disputed += usize::from(r.disputed);
             })?;
             pb.finish();
             print_elo(&t);

@@ -13,13 +13,29 @@ use tengen_train::arena::{play, series, series_parallel, GtpPlayer, SeriesConfig
 /// A fake GTP engine (POSIX shell) that always answers `genmove` with
 /// `MOVE`.
 fn fake_engine(dir: &std::path::Path, mv: &str) -> String {
-    let script = dir.join(format!("fake-{mv}.sh"));
+    scripted_engine(dir, mv, "fake", None)
+}
+
+/// Like [`fake_engine`], named `counter`, answering `final_score` with
+/// `COUNT`.
+fn fake_counting_engine(dir: &std::path::Path, mv: &str, count: &str) -> String {
+    scripted_engine(dir, mv, "counter", Some(count))
+}
+
+/// A POSIX-shell GTP engine: `genmove` answers `mv`, `name` answers
+/// `name`, `final_score` answers `count` when given; anything else `=`.
+fn scripted_engine(dir: &std::path::Path, mv: &str, name: &str, count: Option<&str>) -> String {
+    let script = dir.join(format!("{name}-{mv}-{}.sh", count.unwrap_or("none")));
+    let score = count
+        .map(|c| format!("final_score*) printf '= {c}\\n\\n';;\n"))
+        .unwrap_or_default();
     std::fs::write(
         &script,
         format!(
             "while read cmd; do case \"$cmd\" in\n\
              genmove*) printf '= {mv}\\n\\n';;\n\
-             name*) printf '= fake\\n\\n';;\n\
+             {score}\
+             name*) printf '= {name}\\n\\n';;\n\
              quit*) printf '=\\n\\n'; exit 0;;\n\
              *) printf '=\\n\\n';;\n\
              esac; done\n"
@@ -220,25 +236,6 @@ fn tengen_with_a_move_time_stops_searching_in_time() {
         "longest move took {:?}",
         timed.stats.longest
     );
-}
-
-/// Like [`fake_engine`], answering `final_score` with `COUNT`.
-fn fake_counting_engine(dir: &std::path::Path, mv: &str, count: &str) -> String {
-    let script = dir.join(format!("fake-{mv}-{count}.sh"));
-    std::fs::write(
-        &script,
-        format!(
-            "while read cmd; do case \"$cmd\" in\n\
-             genmove*) printf '= {mv}\\n\\n';;\n\
-             final_score*) printf '= {count}\\n\\n';;\n\
-             name*) printf '= counter\\n\\n';;\n\
-             quit*) printf '=\\n\\n'; exit 0;;\n\
-             *) printf '=\\n\\n';;\n\
-             esac; done\n"
-        ),
-    )
-    .unwrap();
-    format!("sh {}", script.display())
 }
 
 #[test]
