@@ -82,6 +82,12 @@ enum Cmd {
         /// Start from this exported model instead of a fresh net.
         #[arg(long)]
         init: Option<PathBuf>,
+        /// Moves by this player (the SGF's PB/PW name) get no policy target;
+        /// their positions still teach value, score and ownership. Repeat
+        /// for several players, e.g. to learn only the opponent's moves
+        /// from match games.
+        #[arg(long, value_name = "NAME")]
+        no_policy_for: Vec<String>,
         #[command(flatten)]
         tr: TrArgs,
     },
@@ -439,13 +445,21 @@ fn run(cli: Cli) -> Result<(), String> {
             samples_per_shard,
             val_every,
             init,
+            no_policy_for,
             tr,
         } => {
             let (data, val) = (out.join("data"), out.join("val"));
             // A resumed run keeps the shards it made: converting again
             // would add the same games twice.
             if shard::list(&data).map_err(|e| e.to_string())?.is_empty() {
-                let s = sl::convert(&sgf, &data, &val, val_every, samples_per_shard)?;
+                let s = sl::convert(
+                    &sgf,
+                    &data,
+                    &val,
+                    val_every,
+                    samples_per_shard,
+                    &no_policy_for,
+                )?;
                 print_json(&s);
             } else {
                 println!("using the shards already in {}", data.display());

@@ -67,8 +67,11 @@ pub fn parse_result(re: &str) -> Option<(Option<Color>, Option<f32>)> {
     Some((Some(color), margin.map(|m| sign * m)))
 }
 
-/// Samples of one record, or why it was skipped.
-pub fn samples_of(rec: &GameRecord) -> Result<Vec<Sample>, String> {
+/// Samples of one record, or why it was skipped. Moves played by a player
+/// named in `no_policy` (`PB`/`PW`, compared without case) get no policy
+/// target, like random opening moves; their positions still teach value,
+/// score and ownership.
+pub fn samples_of(rec: &GameRecord, no_policy: &[String]) -> Result<Vec<Sample>, String> {
     if rec.nodes.iter().any(|n| !n.setup.is_empty()) || rec.handicap.is_some_and(|h| h > 0) {
         return Err("setup stones or handicap".into());
     }
@@ -76,14 +79,27 @@ pub fn samples_of(rec: &GameRecord) -> Result<Vec<Sample>, String> {
     let komi = rec.komi.unwrap_or(7.5);
     let result = rec.result.as_deref().and_then(parse_result);
     let moves: Vec<_> = rec.moves().collect();
+    let named = |name: &Option<String>| {
+        name.as_deref().is_some_and(|n| {
+            no_policy
+                .iter()
+                .any(|x| x.trim().eq_ignore_ascii_case(n.trim()))
+        })
+    };
+    let (skip_black, skip_white) = (named(&rec.black), named(&rec.white));
     let random: Vec<bool> = rec
         .nodes
         .iter()
-        .filter(|n| n.mv.is_some())
-        .map(|n| {
-            n.comment
-                .as_deref()
-                .is_some_and(|c| c.trim_start().starts_with(RANDOM_MOVE_COMMENT))
+        .filter_map(|n| n.mv.map(|(color, _)| (n, color)))
+        .map(|(n, color)| {
+            let skipped = match color {
+                Color::Black => skip_black,
+                Color::White => skip_white,
+            };
+            skipped
+                || n.comment
+                    .as_deref()
+                    .is_some_and(|c| c.trim_start().starts_with(RANDOM_MOVE_COMMENT))
         })
         .collect();
     let mut game = Game::new(size, komi)?;
@@ -165,13 +181,16 @@ fn final_ownership(board: &Board, size: usize, black: &[Point], white: &[Point])
 /// Converts every SGF under `input` into shards of about
 /// `samples_per_shard` samples in `out`; with `val_every` > 0, every
 /// `val_every`-th game (in file order, from the first) goes to `val_out`
-/// instead, so validation never sees a position of a training game.
+/// instead, so validation never sees a position of a training game. Moves
+/// of the players named in `no_policy` get no policy target
+/// ([`samples_of`]).
 pub fn convert(
     input: &Path,
     out: &Path,
     val_out: &Path,
     val_every: usize,
     samples_per_shard: usize,
+    no_policy: &[String],
 ) -> Result<SlStats, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     if val_every > 0 {
@@ -201,7 +220,7 @@ pub fn convert(
                 continue;
             }
         };
-        match samples_of(&rec) {
+        match samples_of(&rec, no_policy) {
             Ok(s) => {
                 if val_every > 0 && stats.games.is_multiple_of(val_every) {
                     stats.val_games += 1;

@@ -32,7 +32,7 @@ fn sgf_records_become_policy_value_and_score_targets() {
     std::fs::write(games.join("e.sgf"), "(;GM[1]SZ[9];B[ee];W[ee])").unwrap();
 
     let out = root.join("shards");
-    let stats = sl::convert(&games, &out, &root.join("val"), 0, 1000).unwrap();
+    let stats = sl::convert(&games, &out, &root.join("val"), 0, 1000, &[]).unwrap();
     assert_eq!(stats.files, 5);
     assert_eq!(stats.games, 2);
     assert_eq!(stats.skipped, 3);
@@ -84,7 +84,7 @@ fn every_nth_game_is_held_out_for_validation() {
         .unwrap();
     }
     let (out, val) = (root.join("train"), root.join("val"));
-    let stats = sl::convert(&games, &out, &val, 2, 1000).unwrap();
+    let stats = sl::convert(&games, &out, &val, 2, 1000, &[]).unwrap();
     assert_eq!((stats.games, stats.val_games), (4, 2));
     let count = |dir: &std::path::Path| -> usize {
         shard::list(dir)
@@ -135,6 +135,45 @@ fn random_opening_moves_get_no_policy_target() {
 }
 
 #[test]
+fn moves_of_a_named_player_get_no_policy_target() {
+    let root = common::tmp("sl-no-policy-for");
+    let dir = root.join("games");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("m.sgf"),
+        "(;GM[1]SZ[9]KM[7]PB[tengen]PW[GNU Go]RE[W+2];B[cc];W[gg];B[ee];W[ce])",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("n.sgf"),
+        "(;GM[1]SZ[9]KM[7]PB[GNU Go]PW[ Tengen ]RE[B+2];B[cc];W[gg])",
+    )
+    .unwrap();
+    let names = vec!["TENGEN".to_string()];
+    let stats = sl::convert(&dir, &root.join("out"), &root.join("val"), 0, 1000, &names).unwrap();
+    assert_eq!(stats.games, 2);
+    let s: Vec<_> = stats
+        .shards
+        .iter()
+        .flat_map(|p| shard::read(p).unwrap())
+        .collect();
+    let has_policy: Vec<bool> = s.iter().map(|x| x.flags & HAS_POLICY != 0).collect();
+    assert_eq!(has_policy, vec![false, true, false, true, true, false]);
+    // Every position still teaches the result.
+    assert!(s.iter().all(|x| x.flags & HAS_VALUE != 0));
+    assert_eq!(
+        s[1].policy[policy_index(Move::Place(Point::new(6, 6)), 9)],
+        1.0
+    );
+    // A skipped player's reply is no opponent-move target either.
+    assert_eq!(s[1].opp_move, tengen_train::shard::NO_MOVE);
+    assert_eq!(
+        s[0].opp_move as usize,
+        policy_index(Move::Place(Point::new(6, 6)), 9)
+    );
+}
+
+#[test]
 fn marked_final_area_becomes_the_ownership_target() {
     // 3x3 board. Black owns the left column (stone at aa, empty ab, and
     // White's dead stone at ac), White the right column; the middle column
@@ -171,7 +210,7 @@ fn convert_games(tag: &str, games: &[(&str, &str)]) -> Vec<shard::Sample> {
     for (name, text) in games {
         std::fs::write(dir.join(name), text).unwrap();
     }
-    let stats = sl::convert(&dir, &root.join("out"), &root.join("val"), 0, 1000).unwrap();
+    let stats = sl::convert(&dir, &root.join("out"), &root.join("val"), 0, 1000, &[]).unwrap();
     stats
         .shards
         .iter()
