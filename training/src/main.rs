@@ -279,6 +279,10 @@ struct MatchArgs {
     /// Search threads of each tengen player.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Leaves each tengen search sends to the net at once (more suit a GPU;
+    /// on a CPU a small batch loses less to virtual loss).
+    #[arg(long, default_value_t = 8)]
+    batch: usize,
     /// Games played at once (each with its own tengen and opponent).
     #[arg(long, default_value_t = 1)]
     parallel: usize,
@@ -309,11 +313,16 @@ impl MatchArgs {
             temperature_moves: self.temp_moves,
             seed: self.seed,
             threads: self.threads.max(1),
+            batch_size: self.batch,
             resign_threshold: self.resign,
             // A timed move ends once its choice is decided, as in play.
             early_stop: self.move_time.is_some(),
             ..Default::default()
         }
+    }
+    /// The evaluator's largest batch: room for every thread's leaves.
+    fn max_batch(&self) -> usize {
+        (self.batch * self.threads).max(16)
     }
     /// Each tengen move's bounds: --visits and/or --move-time, 100 visits
     /// when neither is given.
@@ -341,6 +350,9 @@ impl MatchArgs {
         }
         if !(1..=64).contains(&self.threads) || !(1..=64).contains(&self.parallel) {
             return Err("need 1 <= threads <= 64 and 1 <= parallel <= 64".into());
+        }
+        if !(1..=1024).contains(&self.batch) {
+            return Err("--batch must be between 1 and 1024".into());
         }
         Ok(())
     }
@@ -491,13 +503,13 @@ fn run(cli: Cli) -> Result<(), String> {
             m.check()?;
             let mut a = Tengen::new(
                 "candidate",
-                looping::evaluator(&candidate, &device, 16)?,
+                looping::evaluator(&candidate, &device, m.max_batch())?,
                 m.search(),
                 m.limits(),
             );
             let mut b_ = Tengen::new(
                 "best",
-                looping::evaluator(&best, &device, 16)?,
+                looping::evaluator(&best, &device, m.max_batch())?,
                 m.search(),
                 m.limits(),
             );
@@ -548,7 +560,7 @@ fn run(cli: Cli) -> Result<(), String> {
             for _ in 0..m.parallel {
                 let a = Tengen::new(
                     "tengen",
-                    looping::evaluator(&model, &device, 16)?,
+                    looping::evaluator(&model, &device, m.max_batch())?,
                     m.search(),
                     m.limits(),
                 );
@@ -621,5 +633,37 @@ fn main() {
     if let Err(e) = run(cli) {
         eprintln!("tengen-train: {e}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn match_args(extra: &[&str]) -> MatchArgs {
+        let mut argv = vec!["tengen-train", "match", "--model", "m", "--opponent", "o"];
+        argv.extend_from_slice(extra);
+        match Cli::try_parse_from(argv).expect("arguments parse").cmd {
+            Cmd::Match { m, .. } => m,
+            _ => unreachable!("parsed as match"),
+        }
+    }
+
+    #[test]
+    fn match_batch_reaches_the_search_and_the_evaluator() {
+        let m = match_args(&[]);
+        assert_eq!(m.search().batch_size, 8);
+        let m = match_args(&["--batch", "2", "--threads", "4"]);
+        assert!(m.check().is_ok());
+        assert_eq!(m.search().batch_size, 2);
+        assert_eq!(m.max_batch(), 16);
+        let m = match_args(&["--batch", "64", "--threads", "2"]);
+        assert_eq!(m.max_batch(), 128);
+    }
+
+    #[test]
+    fn match_rejects_a_batch_of_zero() {
+        let err = match_args(&["--batch", "0"]).check().unwrap_err();
+        assert!(err.contains("--batch"), "{err}");
     }
 }
