@@ -252,3 +252,104 @@ fn winning_after_the_opponent_passed_means_pass() {
     assert_eq!(d.reason, PassReason::PassingWins);
     assert_eq!(r.best, Move::Pass);
 }
+
+/// A 7×7 board: a black ring around the edge and one white stone in the
+/// middle of Black's 24-point inside. The ring has no eye, so nothing is
+/// pass-alive: the strict count (stones on the board alive) gives Black 24
+/// and White 1, the inside being neutral; agreeing the white stone is dead
+/// gives Black all 49.
+fn ring_with_a_dead_stone(to_move: Color, komi: f32) -> Position {
+    diagram(
+        &[
+            "XXXXXXX", //
+            "X.....X", //
+            "X.....X", //
+            "X..O..X", //
+            "X.....X", //
+            "X.....X", //
+            "XXXXXXX", //
+        ],
+        to_move,
+        komi,
+    )
+}
+
+/// Black owns every point (the white stone is dead), Black ahead by 40.
+fn black_owns_all() -> Arc<dyn Evaluator> {
+    Arc::new(FnEvaluator(|i: &EvalInput| {
+        let size = i.position.size();
+        let n = size * size + 1;
+        let sign = if i.position.to_move() == Color::Black {
+            1.0
+        } else {
+            -1.0
+        };
+        let win = if sign > 0.0 {
+            [0.99, 0.01, 0.0]
+        } else {
+            [0.01, 0.99, 0.0]
+        };
+        EvalOutput {
+            policy: vec![1.0 / n as f32; n],
+            value: win,
+            score_lead: 40.0 * sign,
+            ownership: Some(vec![sign; size * size]),
+        }
+    }))
+}
+
+fn liberties_of_d4() -> [Move; 4] {
+    ["D5", "C4", "E4", "D3"].map(|s| mv(s, 7))
+}
+
+#[test]
+fn a_pass_that_wins_only_by_agreement_captures_the_dead_stone_first() {
+    // Komi 30: the strict count (24 - 1 - 30) loses, the agreed one wins.
+    let mut pos = ring_with_a_dead_stone(Color::White, 30.0);
+    pos.play_move(Move::Pass).unwrap();
+    let r = search(black_owns_all(), pos.clone(), 50);
+    let d = decide(&pos, &r);
+    assert_eq!(d.reason, PassReason::CaptureDead);
+    assert!(liberties_of_d4().contains(&d.mv), "{:?}", d.mv);
+    // Before any pass as well: everything is settled by ownership, but a
+    // pass would leave the stone to a strict count.
+    let pos = ring_with_a_dead_stone(Color::Black, 30.0);
+    let r = search(black_owns_all(), pos.clone(), 50);
+    let d = decide(&pos, &r);
+    assert_eq!(d.reason, PassReason::CaptureDead);
+    assert!(liberties_of_d4().contains(&d.mv), "{:?}", d.mv);
+}
+
+#[test]
+fn a_pass_that_wins_by_the_strict_count_too_leaves_dead_stones() {
+    // Komi 10: 24 - 1 - 10 wins even if the white stone counts as alive.
+    let mut pos = ring_with_a_dead_stone(Color::White, 10.0);
+    pos.play_move(Move::Pass).unwrap();
+    let r = search(black_owns_all(), pos.clone(), 50);
+    let d = decide(&pos, &r);
+    assert_eq!(d.mv, Move::Pass);
+    assert_eq!(d.reason, PassReason::PassingWins);
+}
+
+#[test]
+fn capturing_dead_stones_ends_in_a_pass() {
+    // Black keeps taking liberties until the stone is gone, then passes.
+    let mut pos = ring_with_a_dead_stone(Color::Black, 30.0);
+    for _ in 0..6 {
+        let r = search(black_owns_all(), pos.clone(), 30);
+        let d = decide(&pos, &r);
+        if d.mv == Move::Pass {
+            break;
+        }
+        assert_eq!(d.reason, PassReason::CaptureDead);
+        pos.play_move(d.mv).unwrap();
+        pos.play_move(Move::Pass).unwrap();
+    }
+    assert_eq!(
+        pos.board().get(Point::new(3, 3)),
+        None,
+        "the stone was taken"
+    );
+    let r = search(black_owns_all(), pos.clone(), 30);
+    assert_eq!(decide(&pos, &r).mv, Move::Pass);
+}

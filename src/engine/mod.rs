@@ -50,10 +50,10 @@ use crate::eval::{Evaluator, PREV_BOARDS, RECENT_MOVES};
 use crate::game::Game;
 use crate::rules::score::Score;
 use crate::rules::{Color, Move};
-use crate::search::passing::{decide, PassReason};
+use crate::search::passing::{capture_dead, decide, PassReason};
 use crate::search::time::{scale, uncertainty_factor, MoveTime};
 use crate::search::{AnalysisSnapshot, Limits, Search, SearchConfig, SearchResult};
-use safety::{acceptable, capture_dead, emergency_move, meaningful_moves};
+use safety::{acceptable, emergency_move, meaningful_moves};
 
 /// Engine settings, fixed for a session.
 #[derive(Clone, Debug, PartialEq)]

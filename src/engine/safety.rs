@@ -8,7 +8,6 @@
 //!   regions), except, in cleanup mode, our own area next to enemy stones.
 //! - [`emergency_move`]: the answer when not even one evaluation fits the
 //!   time left.
-//! - [`capture_dead`]: the cleanup move that takes a dead enemy string.
 
 use crate::rules::benson::pass_alive;
 use crate::rules::{Board, Color, Move, Point, Position};
@@ -59,36 +58,6 @@ pub fn emergency_move(pos: &Position, color: Color, cands: &[Point], seed: u64) 
         }
     };
     Move::Place(pick)
-}
-
-/// A move towards capturing the `dead` enemy stones: a liberty of the dead
-/// string with the fewest liberties that is among `cands`, preferring one
-/// that does not put our own stone in atari. `None` if none is playable.
-pub fn capture_dead(pos: &Position, color: Color, dead: &[Point], cands: &[Point]) -> Option<Move> {
-    let board = pos.board();
-    let mut strings: Vec<(usize, Point)> = dead
-        .iter()
-        .filter(|&&p| board.get(p) == Some(color.opp()))
-        .map(|&p| (board.liberties(p), p))
-        .collect();
-    strings.sort();
-    let mut fallback = None;
-    for (_, s) in strings {
-        for lib in board.string_liberties(s) {
-            if cands.binary_search(&lib).is_err() {
-                continue;
-            }
-            let mut b = board.clone();
-            b.place(color, lib);
-            if b.liberties(lib) >= 2 || board.liberties(s) == 1 {
-                return Some(Move::Place(lib));
-            }
-            if b.get(lib) == Some(color) {
-                fallback.get_or_insert(Move::Place(lib));
-            }
-        }
-    }
-    fallback
 }
 
 fn touches(board: &Board, p: Point, c: Color) -> bool {

@@ -17,6 +17,14 @@
 //!    search itself chose to pass.)
 //! 4. Everything settled: pass.
 //!
+//! Before any pass of rules 1 and 4, the strict count is checked too: the
+//! one an automatic referee makes (CGOS, `tengen-train match`), where a
+//! stone on the board is alive unless it stands in the other side's
+//! pass-alive area. If that count would not win for us while the search's
+//! ownership says enemy stones inside our area are dead, we capture them
+//! first ([`capture_dead`]) rather than trust the opponent to agree they
+//! are dead. Under area scoring those moves cost nothing.
+//!
 //! When the search's own choice was a pass but a rule says play, the move
 //! is the search's most visited non-pass move, else a dame point, else
 //! any legal non-eye move. Pure function; cheap next to a search.
@@ -45,6 +53,9 @@ pub enum PassReason {
     BehindAfterPass,
     /// No legal move but the pass.
     NothingToPlay,
+    /// Passing would win only if the opponent agreed its dead stones are
+    /// dead; capturing them instead.
+    CaptureDead,
 }
 
 /// The move to play and why.
@@ -80,6 +91,44 @@ pub fn decide(position: &Position, result: &SearchResult) -> PassDecision {
     let (count, owners) = area_with_owners(board, &dead);
     let margin = count.black() - count.white() - position.rules().komi;
     let my_margin = if me == Color::Black { margin } else { -margin };
+    // A pass that wins by the agreed count; unless the strict count loses
+    // and a dead enemy string can be taken.
+    let pass_or_capture = |reason: PassReason| -> PassDecision {
+        let pass = PassDecision {
+            mv: Move::Pass,
+            reason,
+        };
+        let strict_dead = certainly_dead(board);
+        let (strict, _) = area_with_owners(board, &strict_dead);
+        let strict_margin = strict.black() - strict.white() - position.rules().komi;
+        let my_strict = if me == Color::Black {
+            strict_margin
+        } else {
+            -strict_margin
+        };
+        if my_strict > 0.0 {
+            return pass;
+        }
+        let enemy_dead: Vec<Point> = dead
+            .iter()
+            .copied()
+            .filter(|p| board.get(*p) == Some(me.opp()) && !strict_dead.contains(p))
+            .collect();
+        let mut cands: Vec<Point> = enemy_dead
+            .iter()
+            .flat_map(|&p| board.string_liberties(p))
+            .filter(|&p| !board.is_eye(me, p) && position.is_legal(Move::Place(p)))
+            .collect();
+        cands.sort();
+        cands.dedup();
+        match capture_dead(position, me, &enemy_dead, &cands) {
+            Some(mv) => PassDecision {
+                mv,
+                reason: PassReason::CaptureDead,
+            },
+            None => pass,
+        }
+    };
 
     let playable =
         |p: Point| board.is_empty(p) && !board.is_eye(me, p) && position.is_legal(Move::Place(p));
@@ -113,10 +162,7 @@ pub fn decide(position: &Position, result: &SearchResult) -> PassDecision {
 
     if position.passes() >= 1 {
         if my_margin > 0.0 {
-            return PassDecision {
-                mv: Move::Pass,
-                reason: PassReason::PassingWins,
-            };
+            return pass_or_capture(PassReason::PassingWins);
         }
         return play_or_pass(PassReason::BehindAfterPass);
     }
@@ -145,8 +191,36 @@ pub fn decide(position: &Position, result: &SearchResult) -> PassDecision {
         }
         return play_or_pass(PassReason::Unsettled);
     }
-    PassDecision {
-        mv: Move::Pass,
-        reason: PassReason::Settled,
+    pass_or_capture(PassReason::Settled)
+}
+
+/// A move of `color` towards capturing the `dead` enemy stones: a liberty,
+/// among `cands` (sorted), of the dead string with the fewest liberties.
+/// A capture or a move that keeps two liberties comes first, else any move
+/// whose stone stays on the board. `None` if none is playable.
+pub fn capture_dead(pos: &Position, color: Color, dead: &[Point], cands: &[Point]) -> Option<Move> {
+    let board = pos.board();
+    let mut strings: Vec<(usize, Point)> = dead
+        .iter()
+        .filter(|&&p| board.get(p) == Some(color.opp()))
+        .map(|&p| (board.liberties(p), p))
+        .collect();
+    strings.sort();
+    let mut fallback = None;
+    for (_, s) in strings {
+        for lib in board.string_liberties(s) {
+            if cands.binary_search(&lib).is_err() {
+                continue;
+            }
+            let mut b = board.clone();
+            b.place(color, lib);
+            if b.liberties(lib) >= 2 || board.liberties(s) == 1 {
+                return Some(Move::Place(lib));
+            }
+            if b.get(lib) == Some(color) {
+                fallback.get_or_insert(Move::Place(lib));
+            }
+        }
     }
+    fallback
 }
