@@ -24,7 +24,9 @@
 //! # Passing and resigning
 //! [`crate::search::passing::decide`] has the last word on passing (B3,
 //! B4): no pass while a dame point or an unsettled group is left; after an
-//! opponent's pass, pass when the count wins and play on otherwise. In
+//! opponent's pass, pass when the count wins and play on otherwise; before
+//! a pass that wins only if the opponent agrees its dead stones are dead,
+//! capture them (an automatic strict count would score them alive). In
 //! cleanup mode (`kgs-genmove_cleanup`) no pass while dead enemy stones
 //! (by the search's ownership) are on the board. Resignation happens only
 //! when `resign_threshold` is set (off by default; tournaments should
