@@ -302,20 +302,24 @@ fn liberties_of_d4() -> [Move; 4] {
     ["D5", "C4", "E4", "D3"].map(|s| mv(s, 7))
 }
 
+/// The passing rules' answer on the ring after a search of `visits`.
+fn decide_on_ring(pos: &Position, visits: u64) -> tengen::search::passing::PassDecision {
+    let r = search(black_owns_all(), pos.clone(), visits);
+    decide(pos, &r)
+}
+
 #[test]
 fn a_pass_that_wins_only_by_agreement_captures_the_dead_stone_first() {
     // Komi 30: the strict count (24 - 1 - 30) loses, the agreed one wins.
     let mut pos = ring_with_a_dead_stone(Color::White, 30.0);
     pos.play_move(Move::Pass).unwrap();
-    let r = search(black_owns_all(), pos.clone(), 50);
-    let d = decide(&pos, &r);
+    let d = decide_on_ring(&pos, 50);
     assert_eq!(d.reason, PassReason::CaptureDead);
     assert!(liberties_of_d4().contains(&d.mv), "{:?}", d.mv);
     // Before any pass as well: everything is settled by ownership, but a
     // pass would leave the stone to a strict count.
     let pos = ring_with_a_dead_stone(Color::Black, 30.0);
-    let r = search(black_owns_all(), pos.clone(), 50);
-    let d = decide(&pos, &r);
+    let d = decide_on_ring(&pos, 50);
     assert_eq!(d.reason, PassReason::CaptureDead);
     assert!(liberties_of_d4().contains(&d.mv), "{:?}", d.mv);
 }
@@ -325,8 +329,7 @@ fn a_pass_that_wins_by_the_strict_count_too_leaves_dead_stones() {
     // Komi 10: 24 - 1 - 10 wins even if the white stone counts as alive.
     let mut pos = ring_with_a_dead_stone(Color::White, 10.0);
     pos.play_move(Move::Pass).unwrap();
-    let r = search(black_owns_all(), pos.clone(), 50);
-    let d = decide(&pos, &r);
+    let d = decide_on_ring(&pos, 50);
     assert_eq!(d.mv, Move::Pass);
     assert_eq!(d.reason, PassReason::PassingWins);
 }
@@ -336,8 +339,7 @@ fn capturing_dead_stones_ends_in_a_pass() {
     // Black keeps taking liberties until the stone is gone, then passes.
     let mut pos = ring_with_a_dead_stone(Color::Black, 30.0);
     for _ in 0..6 {
-        let r = search(black_owns_all(), pos.clone(), 30);
-        let d = decide(&pos, &r);
+        let d = decide_on_ring(&pos, 30);
         if d.mv == Move::Pass {
             break;
         }
@@ -350,6 +352,5 @@ fn capturing_dead_stones_ends_in_a_pass() {
         None,
         "the stone was taken"
     );
-    let r = search(black_owns_all(), pos.clone(), 30);
-    assert_eq!(decide(&pos, &r).mv, Move::Pass);
+    assert_eq!(decide_on_ring(&pos, 30).mv, Move::Pass);
 }

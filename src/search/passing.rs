@@ -77,7 +77,8 @@ pub fn decide(position: &Position, result: &SearchResult) -> PassDecision {
         .filter(|o| o.len() == size * size);
 
     // Dead stones: certain ones, plus those the search gives away.
-    let mut dead = certainly_dead(board);
+    let certain = certainly_dead(board);
+    let mut dead = certain.clone();
     if let Some(o) = own {
         for p in board.points() {
             if let Some(c) = board.get(p) {
@@ -88,9 +89,13 @@ pub fn decide(position: &Position, result: &SearchResult) -> PassDecision {
             }
         }
     }
-    let (count, owners) = area_with_owners(board, &dead);
-    let margin = count.black() - count.white() - position.rules().komi;
-    let my_margin = if me == Color::Black { margin } else { -margin };
+    // Our lead when the game ends now, with `dead` taken off the board.
+    let my_lead = |dead: &[Point]| {
+        let (count, owners) = area_with_owners(board, dead);
+        let margin = count.black() - count.white() - position.rules().komi;
+        (if me == Color::Black { margin } else { -margin }, owners)
+    };
+    let (my_margin, owners) = my_lead(&dead);
     // A pass that wins by the agreed count; unless the strict count loses
     // and a dead enemy string can be taken.
     let pass_or_capture = |reason: PassReason| -> PassDecision {
@@ -98,21 +103,13 @@ pub fn decide(position: &Position, result: &SearchResult) -> PassDecision {
             mv: Move::Pass,
             reason,
         };
-        let strict_dead = certainly_dead(board);
-        let (strict, _) = area_with_owners(board, &strict_dead);
-        let strict_margin = strict.black() - strict.white() - position.rules().komi;
-        let my_strict = if me == Color::Black {
-            strict_margin
-        } else {
-            -strict_margin
-        };
-        if my_strict > 0.0 {
+        if my_lead(&certain).0 > 0.0 {
             return pass;
         }
         let enemy_dead: Vec<Point> = dead
             .iter()
             .copied()
-            .filter(|p| board.get(*p) == Some(me.opp()) && !strict_dead.contains(p))
+            .filter(|p| board.get(*p) == Some(me.opp()) && !certain.contains(p))
             .collect();
         let mut cands: Vec<Point> = enemy_dead
             .iter()

@@ -87,7 +87,8 @@ pub fn samples_of(rec: &GameRecord, no_policy: &[String]) -> Result<Vec<Sample>,
         })
     };
     let (skip_black, skip_white) = (named(&rec.black), named(&rec.white));
-    let random: Vec<bool> = rec
+    // Moves that are no policy target: random ones and a named player's.
+    let no_target: Vec<bool> = rec
         .nodes
         .iter()
         .filter_map(|n| n.mv.map(|(color, _)| (n, color)))
@@ -112,7 +113,7 @@ pub fn samples_of(rec: &GameRecord, no_policy: &[String]) -> Result<Vec<Sample>,
         let n = size * size;
         let mut policy = vec![0.0; n + 1];
         let mut flags = 0;
-        if !random[i] {
+        if !no_target[i] {
             policy[policy_index(mv, size)] = 1.0;
             flags |= HAS_POLICY;
         }
@@ -137,7 +138,7 @@ pub fn samples_of(rec: &GameRecord, no_policy: &[String]) -> Result<Vec<Sample>,
             policy,
             opp_move: moves
                 .get(i + 1)
-                .filter(|_| !random[i + 1])
+                .filter(|_| !no_target[i + 1])
                 .map_or(NO_MOVE, |&(_, m)| policy_index(m, size) as u16),
             outcome,
             score,

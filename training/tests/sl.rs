@@ -136,27 +136,21 @@ fn random_opening_moves_get_no_policy_target() {
 
 #[test]
 fn moves_of_a_named_player_get_no_policy_target() {
-    let root = common::tmp("sl-no-policy-for");
-    let dir = root.join("games");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("m.sgf"),
-        "(;GM[1]SZ[9]KM[7]PB[tengen]PW[GNU Go]RE[W+2];B[cc];W[gg];B[ee];W[ce])",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("n.sgf"),
-        "(;GM[1]SZ[9]KM[7]PB[GNU Go]PW[ Tengen ]RE[B+2];B[cc];W[gg])",
-    )
-    .unwrap();
-    let names = vec!["TENGEN".to_string()];
-    let stats = sl::convert(&dir, &root.join("out"), &root.join("val"), 0, 1000, &names).unwrap();
+    let (stats, s) = convert_games_skipping(
+        "sl-no-policy-for",
+        &[
+            (
+                "m.sgf",
+                "(;GM[1]SZ[9]KM[7]PB[tengen]PW[GNU Go]RE[W+2];B[cc];W[gg];B[ee];W[ce])",
+            ),
+            (
+                "n.sgf",
+                "(;GM[1]SZ[9]KM[7]PB[GNU Go]PW[ Tengen ]RE[B+2];B[cc];W[gg])",
+            ),
+        ],
+        &["TENGEN".to_string()],
+    );
     assert_eq!(stats.games, 2);
-    let s: Vec<_> = stats
-        .shards
-        .iter()
-        .flat_map(|p| shard::read(p).unwrap())
-        .collect();
     let has_policy: Vec<bool> = s.iter().map(|x| x.flags & HAS_POLICY != 0).collect();
     assert_eq!(has_policy, vec![false, true, false, true, true, false]);
     // Every position still teaches the result.
@@ -204,16 +198,35 @@ fn marked_final_area_becomes_the_ownership_target() {
 /// Writes `games` (file name, SGF text) to a fresh folder, converts them
 /// with no validation split and returns every sample, in file order.
 fn convert_games(tag: &str, games: &[(&str, &str)]) -> Vec<shard::Sample> {
+    convert_games_skipping(tag, games, &[]).1
+}
+
+/// As [`convert_games`], with the moves of the players `no_policy` names
+/// given no policy target; also returns the conversion's counts.
+fn convert_games_skipping(
+    tag: &str,
+    games: &[(&str, &str)],
+    no_policy: &[String],
+) -> (sl::SlStats, Vec<shard::Sample>) {
     let root = common::tmp(tag);
     let dir = root.join("games");
     std::fs::create_dir_all(&dir).unwrap();
     for (name, text) in games {
         std::fs::write(dir.join(name), text).unwrap();
     }
-    let stats = sl::convert(&dir, &root.join("out"), &root.join("val"), 0, 1000, &[]).unwrap();
-    stats
+    let stats = sl::convert(
+        &dir,
+        &root.join("out"),
+        &root.join("val"),
+        0,
+        1000,
+        no_policy,
+    )
+    .unwrap();
+    let samples = stats
         .shards
         .iter()
         .flat_map(|p| shard::read(p).unwrap())
-        .collect()
+        .collect();
+    (stats, samples)
 }
