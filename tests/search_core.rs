@@ -153,7 +153,10 @@ fn time_limit_is_respected() {
         let t = Instant::now();
         let r = run(&mut s, Limits::time(Duration::from_millis(200)));
         let took = t.elapsed();
-        assert!(took >= Duration::from_millis(200), "{took:?}");
+        // It may end early by what one more evaluator call would cost
+        // (here almost nothing) and a few milliseconds' margin: it starts
+        // no call that cannot finish in time.
+        assert!(took >= Duration::from_millis(190), "{took:?}");
         // Generous: this checks that the search stops on its clock, not how
         // fast a loaded CI machine is (speed lives in benches/).
         assert!(took < Duration::from_millis(1500), "{took:?}");

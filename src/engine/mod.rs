@@ -15,9 +15,15 @@
 //! half the normal budget (30% of it after an opponent's pass), then
 //! stretches to `normal × uncertainty_factor(best move's visit share)`:
 //! longer when the choice is unclear, not at all when one move dominates;
-//! never past the hard limit or `max_time`. When the normal budget cannot
-//! pay for even one evaluator batch (measured on the previous search), it
-//! answers at once with a rule-based move: it never loses on time. Without
+//! never past the hard limit or `max_time`. The search never starts an
+//! evaluator call that would end after its time (it measures every call;
+//! see `search::batcher::CostMeter`), so a slow net searches less rather
+//! than overrunning a byo-yomi period. A move whose time is below the
+//! normal budget's half but pays for an evaluation still searches (at
+//! least the root); only when the hard limit cannot pay for one
+//! evaluation does it answer at once: with the net's best prior move if
+//! the kept tree's root was evaluated, else a rule-based move. It never
+//! loses on time. Without
 //! a clock: `max_time`, else the visit/playout limits, else
 //! `default_time`. Visit and playout limits apply in every case.
 //!
@@ -136,9 +142,6 @@ pub struct Engine {
     eval: Arc<dyn Evaluator>,
     settings: EngineSettings,
     search: Search,
-    /// What one evaluator batch cost on the last search (zero until
-    /// measured).
-    batch_cost: Duration,
     last_reused: bool,
     last_result: Option<SearchResult>,
     /// (game revision, position hash) of the cached end status.
@@ -158,7 +161,6 @@ impl Engine {
             search: Search::new(Arc::clone(&eval), config),
             eval,
             settings,
-            batch_cost: Duration::ZERO,
             last_reused: false,
             last_result: None,
             status_cache: None,
@@ -276,21 +278,25 @@ impl Engine {
             Some(m) => t.capped(m),
             None => t,
         });
+        self.set_root(game, color);
         if let Some(t) = time {
-            if t.normal < self.batch_cost || t.hard.is_zero() {
+            let one = self.search.eval_cost(1).unwrap_or(Duration::ZERO);
+            if t.hard.is_zero() || t.hard < one.mul_f64(1.15) {
                 // Not even one evaluation fits: answer at once.
                 if opponent_passed && !opts.cleanup && count_wins(game, color) {
                     return Generated::plain(Move::Pass, Some(PassReason::PassingWins));
                 }
-                let mv = emergency_move(pos, color, &cands, self.settings.seed);
+                let mv = self
+                    .search
+                    .root_priors()
+                    .into_iter()
+                    .map(|(m, _)| m)
+                    .find(|&m| m != Move::Pass && acceptable(m, &cands))
+                    .unwrap_or_else(|| emergency_move(pos, color, &cands, self.settings.seed));
                 return Generated::plain(mv, None);
             }
         }
-        self.set_root(game, color);
         let result = self.search_for(time, opponent_passed, stop, opts, progress);
-        if result.batches > 0 {
-            self.batch_cost = result.elapsed / result.batches as u32;
-        }
 
         let root = self.search.position().clone();
         let mut reason = None;
@@ -375,6 +381,10 @@ impl Engine {
         } else {
             t.normal / 2
         };
+        // At least one evaluation's time when the clock allows it: a slow
+        // net still searches the root rather than guessing.
+        let one = self.search.eval_cost(1).unwrap_or(Duration::ZERO);
+        let first = first.max(one.mul_f64(1.15)).min(t.hard);
         let limits = self.limits(Some(first));
         let cb = reporting.then_some(&mut relay as &mut dyn FnMut(&AnalysisSnapshot));
         let result = self.search.run(&limits, stop, cb, every);
@@ -388,7 +398,7 @@ impl Engine {
         };
         let target = scale(t.normal, uncertainty_factor(share, false), t.hard);
         let left = target.saturating_sub(start.elapsed());
-        if left < Duration::from_millis(1) || left < self.batch_cost {
+        if left < Duration::from_millis(1) || left < one {
             return result;
         }
         let mut limits = self.limits(Some(left));

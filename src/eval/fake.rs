@@ -9,6 +9,8 @@
 //! - [`HashEvaluator`]: policy, value, score and ownership pseudo-random
 //!   from the position hash — cheap, varied and reproducible, for tests of
 //!   caches, batching and search that must tell positions apart.
+//! - [`SlowEvaluator`]: any evaluator made slower by a set delay per call
+//!   and per position, for tests of the time policy with a slow net.
 
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -286,6 +288,36 @@ impl Evaluator for HashEvaluator {
 
     fn name(&self) -> String {
         format!("hash (seed {})", self.seed)
+    }
+}
+
+/// Another evaluator behind a set delay: `per_call + n × per_position`
+/// for a batch of `n`, on top of the inner evaluator's own time. Stands
+/// in for a big net on a CPU, where one batch can cost most of a
+/// byo-yomi period.
+pub struct SlowEvaluator<E> {
+    pub inner: E,
+    pub per_call: std::time::Duration,
+    pub per_position: std::time::Duration,
+}
+
+impl<E: Evaluator> Evaluator for SlowEvaluator<E> {
+    fn evaluate(&self, batch: &[EvalInput]) -> Vec<EvalOutput> {
+        std::thread::sleep(self.per_call + self.per_position * batch.len() as u32);
+        self.inner.evaluate(batch)
+    }
+
+    fn max_batch(&self) -> usize {
+        self.inner.max_batch()
+    }
+
+    fn name(&self) -> String {
+        format!(
+            "{} slowed by {:?} + {:?} a position",
+            self.inner.name(),
+            self.per_call,
+            self.per_position
+        )
     }
 }
 

@@ -121,6 +121,11 @@ impl Session {
         self.engine.ponder(game, stop);
     }
 
+    /// The move generator (its last search, its settings).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     /// Whether `quit` was executed.
     pub fn quit_requested(&self) -> bool {
         self.quit

@@ -5,28 +5,111 @@
 //!
 //! Each search thread must call [`Batcher::leave`] once when it stops
 //! submitting, so the others no longer wait for it.
+//!
+//! Every evaluator call is timed into a [`CostMeter`], which outlives the
+//! search run: the search's deadline check uses it to start no batch that
+//! cannot finish in time (`gather.rs`), and the engine to tell whether a
+//! move's time pays for even one evaluation.
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::eval::batch_queue::{BatchQueue, Reply};
-use crate::eval::{EvalInput, Evaluator};
+use crate::eval::{EvalInput, EvalOutput, Evaluator};
+
+/// What evaluator calls cost, as two upper bounds that fade slowly: the
+/// most a call took per position, and the most a whole call took (with
+/// the largest batch seen). A call of `n` positions is predicted to cost
+/// `n ×` the first, but no more than the second once a batch of `n` or
+/// more was seen (a GPU's batch costs about the same whatever its size).
+/// Upper bounds rather than means: a batch served from a cache is fast and
+/// must not make the next one look cheap.
+#[derive(Debug, Default)]
+pub struct CostMeter {
+    per_position_ns: AtomicU64,
+    per_call_ns: AtomicU64,
+    largest_batch: AtomicUsize,
+}
+
+impl CostMeter {
+    /// Records a call of `n` positions that took `took`.
+    pub fn record(&self, n: usize, took: Duration) {
+        if n == 0 {
+            return;
+        }
+        let ns = took.as_nanos().min(u64::MAX as u128) as u64;
+        self.per_position_ns
+            .fetch_max(ns / n as u64, Ordering::Relaxed);
+        self.per_call_ns.fetch_max(ns, Ordering::Relaxed);
+        self.largest_batch.fetch_max(n, Ordering::Relaxed);
+    }
+
+    /// Lets old measurements fade (by 10%), so a machine that got faster
+    /// is believed after a few searches. Called once per search run.
+    pub fn fade(&self) {
+        for a in [&self.per_position_ns, &self.per_call_ns] {
+            let v = a.load(Ordering::Relaxed);
+            a.store(v - v / 10, Ordering::Relaxed);
+        }
+    }
+
+    /// The predicted cost of one call of `n` positions; `None` before any
+    /// call was measured.
+    pub fn predict(&self, n: usize) -> Option<Duration> {
+        let per = self.per_position_ns.load(Ordering::Relaxed);
+        if per == 0 && self.largest_batch.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let linear = per.saturating_mul(n as u64);
+        let ns = if n <= self.largest_batch.load(Ordering::Relaxed) {
+            linear.min(self.per_call_ns.load(Ordering::Relaxed))
+        } else {
+            linear
+        };
+        Some(Duration::from_nanos(ns))
+    }
+}
+
+/// An evaluator whose calls are timed into a [`CostMeter`].
+struct Timed<'a> {
+    inner: &'a dyn Evaluator,
+    meter: &'a CostMeter,
+}
+
+impl Evaluator for Timed<'_> {
+    fn evaluate(&self, batch: &[EvalInput]) -> Vec<EvalOutput> {
+        let start = Instant::now();
+        let out = self.inner.evaluate(batch);
+        self.meter.record(batch.len(), start.elapsed());
+        out
+    }
+
+    fn max_batch(&self) -> usize {
+        self.inner.max_batch()
+    }
+
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+}
 
 /// See the module docs.
 pub(crate) struct Batcher<'a> {
-    eval: &'a dyn Evaluator,
+    eval: Timed<'a>,
     queue: BatchQueue,
 }
 
 impl<'a> Batcher<'a> {
-    /// A batcher for `threads` search threads.
+    /// A batcher for `threads` search threads, timing calls into `meter`.
     pub fn new(
         eval: &'a dyn Evaluator,
+        meter: &'a CostMeter,
         batch_size: usize,
         timeout: Duration,
         threads: usize,
     ) -> Batcher<'a> {
         Batcher {
-            eval,
+            eval: Timed { inner: eval, meter },
             queue: BatchQueue::new(batch_size, timeout, threads.max(1)),
         }
     }
@@ -34,7 +117,12 @@ impl<'a> Batcher<'a> {
     /// Evaluates `inputs`, batched with other threads' requests. Returns the
     /// inputs (moved back) and one output per input. Blocks.
     pub fn evaluate(&self, inputs: Vec<EvalInput>) -> Reply {
-        self.queue.evaluate(self.eval, inputs)
+        self.queue.evaluate(&self.eval, inputs)
+    }
+
+    /// The meter this batcher times calls into.
+    pub fn meter(&self) -> &CostMeter {
+        self.eval.meter
     }
 
     /// Sets how many search threads submit (before they start).
@@ -62,7 +150,8 @@ mod tests {
     #[test]
     fn two_threads_fill_one_batch() {
         let eval = UniformEvaluator;
-        let b = Batcher::new(&eval, 4, Duration::from_secs(5), 2);
+        let meter = CostMeter::default();
+        let b = Batcher::new(&eval, &meter, 4, Duration::from_secs(5), 2);
         let pos = Position::new(5, Ruleset::chinese()).unwrap();
         let input = || vec![EvalInput::new(pos.clone()), EvalInput::new(pos.clone())];
         std::thread::scope(|s| {
@@ -72,5 +161,35 @@ mod tests {
             assert_eq!(h.join().unwrap(), 2);
         });
         assert_eq!(b.stats(), (1, 4));
+        assert!(meter.predict(1).is_some());
+    }
+
+    #[test]
+    fn the_meter_predicts_from_its_upper_bounds() {
+        let m = CostMeter::default();
+        assert_eq!(m.predict(1), None);
+        let ms = Duration::from_millis;
+        // A CPU-like evaluator: 100 ms alone, 80 ms a position in 8.
+        m.record(1, ms(100));
+        m.record(8, ms(640));
+        assert_eq!(m.predict(1), Some(ms(100)));
+        assert_eq!(m.predict(4), Some(ms(400)));
+        assert_eq!(m.predict(8), Some(ms(640)));
+        // Beyond the largest batch seen: linear.
+        assert_eq!(m.predict(16), Some(ms(1600)));
+        // A cached, instant batch does not lower the bounds.
+        m.record(8, Duration::ZERO);
+        assert_eq!(m.predict(4), Some(ms(400)));
+        m.fade();
+        assert_eq!(m.predict(1), Some(ms(90)));
+    }
+
+    #[test]
+    fn a_gpu_like_meter_caps_at_the_call_cost() {
+        let m = CostMeter::default();
+        let ms = Duration::from_millis;
+        m.record(1, ms(50));
+        m.record(64, ms(55));
+        assert_eq!(m.predict(32), Some(ms(55)));
     }
 }

@@ -11,15 +11,20 @@
 //! and ends the gathering for this round.
 //!
 //! [`work`] loops rounds until the stop flag, the deadline or the visit
-//! budget ends the search (checked between rounds: a round already sent to
-//! the evaluator finishes first, so a deadline can be overrun by one batch).
+//! budget ends the search (checked between rounds). Under a deadline a
+//! round gathers only as many leaves as the evaluator can finish in time,
+//! counting those other threads have in flight, by the batcher's
+//! [`CostMeter`](super::batcher::CostMeter): a slow net ends its search
+//! early instead of overrunning the clock by a batch. Only the root's
+//! first visit is made whatever the deadline (the engine checks that one
+//! evaluation fits before it searches).
 //! A thread that only collides sleeps briefly and retries; the batcher's
 //! timeout keeps the thread it waits on from stalling. It blocks; any number of threads may run it on
 //! the same [`Ctx`].
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::backup::{backup, legal_edges, terminal_result, undo_virtual_loss, Utility};
 use super::batcher::Batcher;
@@ -53,7 +58,14 @@ pub(crate) struct Ctx<'a> {
     pub early_stop: bool,
     /// When this run began.
     pub start: Instant,
+    /// Positions gathered for the evaluator and not yet back (changed
+    /// under the tree lock when gathering).
+    pub pending: AtomicUsize,
 }
+
+/// Kept free before a deadline beyond the predicted evaluator time: the
+/// batcher's wait for a fuller batch and the backup after it.
+const DEADLINE_MARGIN: Duration = Duration::from_millis(3);
 
 /// An exact game result: win − loss, margin, ownership (player to move).
 type Terminal = (f32, f32, Vec<f32>);
@@ -91,6 +103,16 @@ impl Ctx<'_> {
     /// Whether the stop flag or the deadline ends the search.
     pub fn halted(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Whether an evaluator call of `n` positions, started now, ends
+    /// before the deadline (with a 15% and [`DEADLINE_MARGIN`] reserve).
+    /// Always true without a deadline or before any call was measured.
+    fn eval_fits(&self, n: usize) -> bool {
+        let (Some(d), Some(cost)) = (self.deadline, self.batcher.meter().predict(n)) else {
+            return true;
+        };
+        cost.mul_f64(1.15) + DEADLINE_MARGIN <= d.saturating_duration_since(Instant::now())
     }
 
     fn budget_left(&self, tree: &Tree) -> bool {
@@ -177,13 +199,23 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
     let mut done = 0usize;
     {
         let mut tree = ctx.lock();
+        let mut out_of_time = false;
         for _ in 0..ctx.leaves_per_round.max(1) {
-            if !(ctx.budget_left(&tree) || force_one && leaves.is_empty() && done == 0) {
+            let forced = force_one && leaves.is_empty() && done == 0;
+            if !(ctx.budget_left(&tree) || forced) {
+                break;
+            }
+            let pending = ctx.pending.load(Ordering::Relaxed);
+            if !forced && !ctx.eval_fits(pending + 1) {
+                out_of_time = true;
                 break;
             }
             match descend(&mut tree, ctx) {
                 Descent::Leaf(l) => {
                     ctx.started.fetch_add(1, Ordering::Relaxed);
+                    if !l.terminal {
+                        ctx.pending.fetch_add(1, Ordering::Relaxed);
+                    }
                     leaves.push(l);
                 }
                 Descent::Done => {
@@ -194,7 +226,7 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
             }
         }
         if leaves.is_empty() && done == 0 {
-            return if ctx.budget_left(&tree) {
+            return if ctx.budget_left(&tree) && !out_of_time {
                 Round::Idle
             } else {
                 Round::Finished
@@ -241,6 +273,7 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
         }
     }
     let (inputs, outputs) = ctx.batcher.evaluate(inputs);
+    ctx.pending.fetch_sub(inputs.len(), Ordering::Relaxed);
     let edges: Vec<_> = inputs
         .iter()
         .zip(&outputs)

@@ -45,7 +45,7 @@ pub mod testing;
 pub mod time;
 mod tree;
 
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -58,7 +58,7 @@ use crate::eval::Evaluator;
 use crate::rules::{Color, Move, Position, Ruleset};
 use analysis::Ranking;
 use backup::Utility;
-use batcher::Batcher;
+use batcher::{Batcher, CostMeter};
 use gather::{round_with, work, Ctx};
 use select::Puct;
 use tree::Tree;
@@ -230,6 +230,8 @@ pub struct Search {
     handicap_bonus: f32,
     rng: StdRng,
     root_noised: bool,
+    /// What evaluator calls cost, measured over every run.
+    meter: CostMeter,
 }
 
 impl Search {
@@ -253,7 +255,16 @@ impl Search {
             root_prev: Vec::new(),
             handicap_bonus: 0.0,
             root_noised: false,
+            meter: CostMeter::default(),
         }
+    }
+
+    /// The predicted time of one evaluator call of `n` positions, from the
+    /// calls so far (`None` before the first). The engine's time policy
+    /// uses it; a search under a deadline starts no call that would end
+    /// after it.
+    pub fn eval_cost(&self, n: usize) -> Option<Duration> {
+        self.meter.predict(n)
     }
 
     /// Tells the evaluator's inputs what the position alone does not: the
@@ -354,6 +365,24 @@ impl Search {
         self.tree.root().visits as u64
     }
 
+    /// The root's moves by the net's prior, highest first, if the root of
+    /// the current tree was evaluated (by an earlier search whose subtree
+    /// was kept); empty otherwise. For a move when no evaluation fits the
+    /// time left: the policy's choice, never an unevaluated one.
+    pub fn root_priors(&self) -> Vec<(Move, f32)> {
+        if !self.tree.root_ready() {
+            return Vec::new();
+        }
+        let mut out: Vec<(Move, f32)> = self
+            .tree
+            .edges_of(0)
+            .iter()
+            .map(|e| (e.mv, e.prior))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        out
+    }
+
     /// Visits of the root's child reached by `mv` (0 if none).
     pub fn child_visits(&self, mv: Move) -> u64 {
         self.tree
@@ -425,7 +454,7 @@ impl Search {
         let temperature_on = cfg.temperature > 0.0 && played < cfg.temperature_moves;
         let ctx = Ctx {
             tree: Mutex::new(tree),
-            batcher: Batcher::new(&*self.evaluator, batch, cfg.batch_timeout, 1),
+            batcher: Batcher::new(&*self.evaluator, &self.meter, batch, cfg.batch_timeout, 1),
             puct: self.puct(),
             utility: Utility {
                 weight: cfg.score_utility as f64,
@@ -443,7 +472,9 @@ impl Search {
             started: AtomicU64::new(0),
             early_stop: cfg.early_stop && !temperature_on && !cfg.noise,
             start,
+            pending: AtomicUsize::new(0),
         };
+        self.meter.fade();
 
         // The root's first visit, alone, so noise goes in before anyone
         // selects from it.
