@@ -482,7 +482,8 @@ impl Engine {
     pub fn final_score(&mut self, game: &Game) -> Score {
         let st = self.end_status(game);
         let pos = game.position();
-        st.score(pos.board(), pos.rules().komi, game.handicap_points())
+        let ended = pos.is_over();
+        st.score(pos.board(), pos.rules().komi, game.handicap_points(), ended)
     }
 
     /// Judges the game as it stands with a search of `visits` visits (A3).

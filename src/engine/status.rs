@@ -14,12 +14,16 @@
 //!    removed) are in seki; the rest are alive.
 //!
 //! The count ([`EndStatus::score`]) is the area count with the dead stones
-//! removed, as a referee makes it: an empty region reached by one colour
-//! is that colour's; in a region reached by both (unfilled dame), each
-//! point goes to the side that owns it by at least [`DECIDED`] (the dame a
-//! referee would have the players fill, such as the point in front of a
-//! wall that opens into a player's territory), and the rest is split half
-//! each.
+//! removed (C9): an empty region reached by one colour is that colour's. In
+//! a region reached by both, once the game has ended (two passes) a point
+//! next to living stones of both colours is dame, split half each, always:
+//! the search decides which stones are dead, never who owns a neutral
+//! point. The other points of such a region, those behind a wall that
+//! still has a gap (the ones a referee has the players close before
+//! counting), go to the side that owns them by at least [`DECIDED`]; the
+//! rest are split too. While the game goes on, the count is a forecast of
+//! the final one: a dame point the search expects the player to move to
+//! fill goes to that player too (as KataGo's `final_score` does).
 
 use crate::rules::benson::pass_alive;
 use crate::rules::score::{area_with_owners, Score};
@@ -42,15 +46,22 @@ pub struct EndStatus {
 }
 
 impl EndStatus {
-    /// The referee's area score; see the module docs.
-    pub fn score(&self, board: &Board, komi: f32, handicap_points: f32) -> Score {
+    /// The referee's area score; see the module docs. `ended`: the game
+    /// ended by two passes, so its dame stay dame.
+    pub fn score(&self, board: &Board, komi: f32, handicap_points: f32, ended: bool) -> Score {
         let size = board.size();
         let (mut count, owners) = area_with_owners(board, &self.dead);
+        let dead = |p: Point| self.dead.binary_search(&p).is_ok();
+        let living = |p: Point, c: Color| board.get(p) == Some(c) && !dead(p);
         if self.ownership.len() == size * size {
             for p in board.points() {
-                let empty = board.is_empty(p) || self.dead.binary_search(&p).is_ok();
+                let empty = board.is_empty(p) || dead(p);
                 if !empty || owners[p.index()].is_some() {
                     continue;
+                }
+                let touches = |c: Color| p.neighbors().iter().any(|&n| living(n, c));
+                if ended && touches(Color::Black) && touches(Color::White) {
+                    continue; // dame
                 }
                 let o = self.ownership[p.dense(size)];
                 if o >= DECIDED {

@@ -1,0 +1,57 @@
+//! End-of-game counts that testing under real clients got wrong (issue
+//! 18): the fixed positions are regression tests.
+
+mod common;
+
+use common::ok;
+use tengen::gtp::{Autosave, Session, SessionConfig};
+
+fn session_with(evaluator: &str) -> Session {
+    SessionConfig {
+        size: 7,
+        seed: 3,
+        evaluator: evaluator.into(),
+        visits: Some(64),
+        autosave: Autosave::Off,
+        ..SessionConfig::default()
+    }
+    .build()
+    .unwrap()
+}
+
+/// 7×7, settled, two passes: Black D1–D7 with B2 B4 B6 (28 points with
+/// A–C), White E2–E7 and F1 (20 points with F–G), E1 empty between them.
+fn settled_with_one_dame(s: &mut Session, komi: &str) {
+    ok(s, "boardsize 7");
+    ok(s, &format!("komi {komi}"));
+    for v in ["D1", "D2", "D3", "D4", "D5", "D6", "D7", "B2", "B4", "B6"] {
+        ok(s, &format!("play b {v}"));
+    }
+    for v in ["E2", "E3", "E4", "E5", "E6", "E7", "F1"] {
+        ok(s, &format!("play w {v}"));
+    }
+    ok(s, "play b pass");
+    ok(s, "play w pass");
+}
+
+fn dame_is_split(evaluator: &str) {
+    // B − W = 28 − 20 = 8 with E1 split: komi 7.5 → B+0.5, 8 → jigo,
+    // 8.5 → W+0.5, whatever the evaluator thinks E1 is worth.
+    for (komi, want) in [("7.5", "B+0.5"), ("8", "0"), ("8.5", "W+0.5")] {
+        let mut s = session_with(evaluator);
+        settled_with_one_dame(&mut s, komi);
+        assert_eq!(ok(&mut s, "final_status_list dead"), "");
+        assert_eq!(ok(&mut s, "final_score"), want, "komi {komi}, {evaluator}");
+    }
+}
+
+#[test]
+fn a_dame_point_is_split_with_the_heuristic() {
+    dame_is_split("heuristic");
+}
+
+#[cfg(feature = "net")]
+#[test]
+fn a_dame_point_is_split_with_the_shipped_net() {
+    dame_is_split("net");
+}
