@@ -169,6 +169,11 @@ struct Common {
     /// Off by default; tournaments should leave it off.
     #[arg(long, value_name = "X")]
     resign_threshold: Option<f32>,
+    /// After the opponent's pass, pass as soon as passing wins, even with
+    /// the board still open (for servers that want it). Off by default:
+    /// a tournament game plays on while points are unsettled.
+    #[arg(long)]
+    friendly_pass: bool,
     /// Resume the game saved in FILE (an autosave or any SGF).
     #[arg(long, value_name = "FILE")]
     resume: Option<PathBuf>,
@@ -235,6 +240,7 @@ fn config(c: &Common, time: TimeControl) -> Result<SessionConfig, String> {
         playouts: c.search.playouts,
         ponder: c.ponder,
         resign_threshold: c.resign_threshold,
+        friendly_pass: c.friendly_pass,
         time,
         resume: c.resume.clone(),
         autosave: match (&c.autosave, c.no_autosave) {

@@ -55,3 +55,40 @@ fn a_dame_point_is_split_with_the_heuristic() {
 fn a_dame_point_is_split_with_the_shipped_net() {
     dame_is_split("net");
 }
+
+fn reply_to_an_opening_pass(evaluator: &str, friendly: bool) -> String {
+    let mut s = SessionConfig {
+        size: 9,
+        seed: 5,
+        evaluator: evaluator.into(),
+        visits: Some(64),
+        friendly_pass: friendly,
+        autosave: Autosave::Off,
+        ..SessionConfig::default()
+    }
+    .build()
+    .unwrap();
+    ok(&mut s, "komi 7");
+    ok(&mut s, "play b pass");
+    ok(&mut s, "genmove w")
+}
+
+/// B3/B4: after Black's pass on the empty 9×9 board White would win a
+/// count now (komi 7), but the whole board is open: the tournament
+/// default plays on; `--friendly-pass` takes the win.
+fn an_opening_pass_is_answered_by_a_move(evaluator: &str) {
+    let mv = reply_to_an_opening_pass(evaluator, false);
+    assert_ne!(mv, "pass", "{evaluator}");
+    assert_eq!(reply_to_an_opening_pass(evaluator, true), "pass", "{evaluator}");
+}
+
+#[test]
+fn an_opening_pass_is_answered_by_a_move_with_the_heuristic() {
+    an_opening_pass_is_answered_by_a_move("heuristic");
+}
+
+#[cfg(feature = "net")]
+#[test]
+fn an_opening_pass_is_answered_by_a_move_with_the_shipped_net() {
+    an_opening_pass_is_answered_by_a_move("net");
+}

@@ -28,9 +28,11 @@
 //! `default_time`. Visit and playout limits apply in every case.
 //!
 //! # Passing and resigning
-//! [`crate::search::passing::decide`] has the last word on passing (B3,
-//! B4): no pass while a dame point or an unsettled group is left; after an
-//! opponent's pass, pass when the count wins and play on otherwise; before
+//! [`crate::search::passing::decide_with`] has the last word on passing
+//! (B3, B4): no pass while a dame point or an unsettled group is left;
+//! after an opponent's pass, play on while behind, and while winning too
+//! as long as the board is still open (unless `pass_style` is friendly:
+//! then pass as soon as the count wins); before
 //! a pass that wins only if the opponent agrees its dead stones are dead,
 //! capture them (an automatic strict count would score them alive). In
 //! cleanup mode (`kgs-genmove_cleanup`) no pass while dead enemy stones
@@ -58,7 +60,7 @@ use crate::eval::{Evaluator, PREV_BOARDS, RECENT_MOVES};
 use crate::game::Game;
 use crate::rules::score::Score;
 use crate::rules::{Color, Move};
-use crate::search::passing::{capture_dead, decide, PassReason};
+use crate::search::passing::{capture_dead, decide_with, PassReason, PassStyle};
 use crate::search::time::{scale, uncertainty_factor, MoveTime};
 use crate::search::{AnalysisSnapshot, Limits, Search, SearchConfig, SearchResult};
 use safety::{acceptable, emergency_move, meaningful_moves};
@@ -86,6 +88,9 @@ pub struct EngineSettings {
     pub resign_threshold: Option<f32>,
     /// Visits of the short search behind end-of-game judgements.
     pub status_visits: u64,
+    /// Whether a winning pass after the opponent's pass waits until the
+    /// board is settled (the default) or not.
+    pub pass_style: PassStyle,
 }
 
 impl Default for EngineSettings {
@@ -100,6 +105,7 @@ impl Default for EngineSettings {
             default_time: Duration::from_secs(1),
             ponder: false,
             resign_threshold: None,
+            pass_style: PassStyle::Tournament,
             status_visits: 200,
         }
     }
@@ -317,7 +323,12 @@ impl Engine {
         let mv = match mv {
             Some(mv) => mv,
             None => {
-                let d = decide(&root, &result);
+                let style = self.settings.pass_style;
+                let root_own = (opponent_passed && style == PassStyle::Tournament)
+                    .then(|| self.search.evaluate_root())
+                    .flatten()
+                    .and_then(|o| o.ownership);
+                let d = decide_with(&root, &result, style, root_own.as_deref());
                 reason = Some(d.reason);
                 d.mv
             }

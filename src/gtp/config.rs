@@ -17,6 +17,7 @@ use crate::eval::fake::{HeuristicEvaluator, UniformEvaluator};
 use crate::eval::Evaluator;
 use crate::game::{save, Clock, Game, TimeControl};
 use crate::rules::{Ruleset, MAX_SIZE, MIN_SIZE};
+use crate::search::passing::PassStyle;
 
 /// Where to autosave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +63,9 @@ pub struct SessionConfig {
     pub ponder: bool,
     /// Resign below this winrate (`None`: never, the default).
     pub resign_threshold: Option<f32>,
+    /// Pass after the opponent's pass as soon as passing wins
+    /// ([`crate::search::passing::PassStyle::Friendly`]).
+    pub friendly_pass: bool,
     pub time: TimeControl,
     pub resume: Option<PathBuf>,
     pub autosave: Autosave,
@@ -88,6 +92,7 @@ impl Default for SessionConfig {
             playouts: None,
             ponder: false,
             resign_threshold: None,
+            friendly_pass: false,
             time: TimeControl::None,
             resume: None,
             autosave: Autosave::Default,
@@ -206,6 +211,11 @@ impl SessionConfig {
             max_time: self.max_time,
             ponder: self.ponder,
             resign_threshold: self.resign_threshold,
+            pass_style: if self.friendly_pass {
+                PassStyle::Friendly
+            } else {
+                PassStyle::Tournament
+            },
             ..EngineSettings::default()
         })
     }

@@ -54,7 +54,7 @@ use rand::{Rng, SeedableRng};
 
 pub use analysis::{AnalysisSnapshot, MoveInfo};
 
-use crate::eval::Evaluator;
+use crate::eval::{EvalInput, Evaluator};
 use crate::rules::{Color, Move, Position, Ruleset};
 use analysis::Ranking;
 use backup::Utility;
@@ -381,6 +381,18 @@ impl Search {
             .collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1));
         out
+    }
+
+    /// The evaluator's own output for the root position (with the same
+    /// context the search gives it), outside any search: what the net
+    /// thinks of the position itself, before terminal results from the
+    /// tree mix in. One evaluator call (usually a cache hit).
+    pub fn evaluate_root(&self) -> Option<crate::eval::EvalOutput> {
+        let input = EvalInput::new(self.root.clone())
+            .with_recent(self.recent.clone())
+            .with_prev_boards(self.root_prev.clone())
+            .with_handicap_bonus(self.handicap_bonus);
+        self.evaluator.evaluate(&[input]).into_iter().next()
     }
 
     /// Visits of the root's child reached by `mv` (0 if none).

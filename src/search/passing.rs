@@ -6,9 +6,18 @@
 //! 1. The opponent just passed, so our pass ends the game. Count the board
 //!    now (area, komi; dead stones: those inside pass-alive enemy
 //!    territory, and those the search's ownership gives to the other
-//!    colour): if we win, pass. If we do not and a move is left (any legal
-//!    move that does not fill our own eye), play on — never pass into a
-//!    loss that a move could avoid.
+//!    colour). If we do not win and a move is left (any legal move that
+//!    does not fill our own eye), play on — never pass into a loss that a
+//!    move could avoid. If we win: with [`PassStyle::Friendly`], pass. In
+//!    the tournament default ([`PassStyle::Tournament`]) an early pass by
+//!    the opponent does not end a game still open (B3: pass only when no
+//!    meaningful move is left): while some point is open (not pass-alive,
+//!    and with ownership below [`SETTLED`] by the evaluator's own view of
+//!    the position, when the caller gives it: the search's ownership after
+//!    a pass is mostly that of the game ending at once; dame points, which
+//!    touch living stones of both colours, do not count), play the
+//!    search's most visited move on an open point that it does not think
+//!    loses; pass when there is none.
 //! 2. Otherwise, never pass while a dame point we can legally fill is
 //!    left.
 //! 3. Never pass while some point is unsettled: not pass-alive (Benson)
@@ -38,6 +47,17 @@ use crate::rules::{Color, Move, Point, Position};
 /// Ownership (absolute value) above which a point counts as decided.
 pub const SETTLED: f32 = 0.9;
 
+/// When a winning pass after the opponent's pass is taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PassStyle {
+    /// Play on while the board is unsettled, even when passing would win
+    /// now (the tournament default; module docs, rule 1).
+    #[default]
+    Tournament,
+    /// Pass as soon as passing wins (for servers that want short games).
+    Friendly,
+}
+
 /// Why [`decide`] chose its move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PassReason {
@@ -65,9 +85,21 @@ pub struct PassDecision {
     pub reason: PassReason,
 }
 
-/// See the module docs. `result` must come from a search of `position`
-/// (its ownership is from the view of the player to move).
+/// [`decide_with`] in the tournament default style, judging open points
+/// by the search's ownership.
 pub fn decide(position: &Position, result: &SearchResult) -> PassDecision {
+    decide_with(position, result, PassStyle::Tournament, None)
+}
+
+/// See the module docs. `result` must come from a search of `position`
+/// (its ownership is from the view of the player to move); `root_own`, in
+/// the same view, is the evaluator's ownership of `position` itself.
+pub fn decide_with(
+    position: &Position,
+    result: &SearchResult,
+    style: PassStyle,
+    root_own: Option<&[f32]>,
+) -> PassDecision {
     let board = position.board();
     let size = position.size();
     let me = position.to_move();
@@ -157,11 +189,43 @@ pub fn decide(position: &Position, result: &SearchResult) -> PassDecision {
         }
     };
 
+    let black = pass_alive(board, Color::Black);
+    let white = pass_alive(board, Color::White);
+    let undecided = |p: Point| {
+        !black.owns(p) && !white.owns(p) && own.is_none_or(|o| o[p.dense(size)].abs() < SETTLED)
+    };
     if position.passes() >= 1 {
-        if my_margin > 0.0 {
-            return pass_or_capture(PassReason::PassingWins);
+        if my_margin <= 0.0 {
+            return play_or_pass(PassReason::BehindAfterPass);
         }
-        return play_or_pass(PassReason::BehindAfterPass);
+        let d = pass_or_capture(PassReason::PassingWins);
+        if style == PassStyle::Tournament && d.mv == Move::Pass {
+            let living = |q: Point, c: Color| board.get(q) == Some(c) && !dead.contains(&q);
+            let is_dame = |p: Point| {
+                board.is_empty(p)
+                    && [Color::Black, Color::White]
+                        .iter()
+                        .all(|&c| p.neighbors().iter().any(|&n| living(n, c)))
+            };
+            let judge = root_own.filter(|o| o.len() == size * size).or(own);
+            let open = |p: Point| {
+                !black.owns(p)
+                    && !white.owns(p)
+                    && judge.is_none_or(|o| o[p.dense(size)].abs() < SETTLED)
+                    && !is_dame(p)
+            };
+            let play_on = result.moves.iter().find(|m| match m.mv {
+                Move::Place(p) => open(p) && m.winrate >= 0.5 && position.is_legal(m.mv),
+                Move::Pass => false,
+            });
+            if let Some(m) = play_on {
+                return PassDecision {
+                    mv: m.mv,
+                    reason: PassReason::Unsettled,
+                };
+            }
+        }
+        return d;
     }
     if !dame.is_empty() {
         let mv = match result.best {
@@ -173,11 +237,7 @@ pub fn decide(position: &Position, result: &SearchResult) -> PassDecision {
             reason: PassReason::DameLeft,
         };
     }
-    let black = pass_alive(board, Color::Black);
-    let white = pass_alive(board, Color::White);
-    let unsettled = board.points().any(|p| {
-        !black.owns(p) && !white.owns(p) && own.is_none_or(|o| o[p.dense(size)].abs() < SETTLED)
-    });
+    let unsettled = board.points().any(undecided);
     if unsettled {
         if own.is_none() && result.best == Move::Pass {
             // No ownership to judge by: trust the search's pass.
