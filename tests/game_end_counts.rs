@@ -79,7 +79,11 @@ fn reply_to_an_opening_pass(evaluator: &str, friendly: bool) -> String {
 fn an_opening_pass_is_answered_by_a_move(evaluator: &str) {
     let mv = reply_to_an_opening_pass(evaluator, false);
     assert_ne!(mv, "pass", "{evaluator}");
-    assert_eq!(reply_to_an_opening_pass(evaluator, true), "pass", "{evaluator}");
+    assert_eq!(
+        reply_to_an_opening_pass(evaluator, true),
+        "pass",
+        "{evaluator}"
+    );
 }
 
 #[test]

@@ -91,6 +91,17 @@ struct Inbox {
     interrupt: Arc<AtomicBool>,
     /// Whether the loop is pondering (changed under the `lines` lock).
     pondering: AtomicBool,
+    /// The running command ends only when stopped (an analysis stream).
+    open_ended: AtomicBool,
+}
+
+/// Commands that run until new input stops them: the end of the input
+/// must stop them too.
+const OPEN_ENDED: [&str; 3] = ["lz-analyze", "kata-analyze", "analyze"];
+
+fn is_open_ended(input: &Input) -> bool {
+    matches!(protocol::parse(&input.bytes),
+        protocol::Parsed::Command(c) if OPEN_ENDED.contains(&c.name.as_str()))
 }
 
 impl Inbox {
@@ -125,7 +136,9 @@ impl Inbox {
     fn end(&self) {
         let mut q = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         q.push_back(None);
-        if self.pondering.load(Ordering::SeqCst) {
+        // Pondering and analysis streams end with the input; a genmove
+        // still running finishes its move first.
+        if self.pondering.load(Ordering::SeqCst) || self.open_ended.load(Ordering::SeqCst) {
             self.stop.store(true, Ordering::SeqCst);
         }
         self.ready.notify_one();
@@ -133,6 +146,16 @@ impl Inbox {
 
     /// Starts pondering if no line is waiting: clears the stop flag and
     /// returns true.
+    /// Marks whether the command about to run is open-ended (under the
+    /// queue's lock, so an end of input cannot slip between).
+    fn set_open_ended(&self, open: bool) {
+        let q = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        self.open_ended.store(open, Ordering::SeqCst);
+        if open && q.iter().any(Option::is_none) {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+    }
+
     fn start_pondering(&self) -> bool {
         let q = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         if !q.is_empty() {
@@ -168,6 +191,7 @@ where
         stop: Arc::clone(&stop),
         interrupt: Arc::clone(&interrupt),
         pondering: AtomicBool::new(false),
+        open_ended: AtomicBool::new(false),
     });
     let reader_inbox = Arc::clone(&inbox);
     std::thread::spawn(move || {
@@ -189,6 +213,7 @@ where
         }
     });
     while let Some(input) = inbox.pop() {
+        inbox.set_open_ended(is_open_ended(&input));
         session.execute_with(
             &input.bytes,
             input.too_long,
@@ -197,6 +222,7 @@ where
             &stop,
             &interrupt,
         )?;
+        inbox.set_open_ended(false);
         output.flush()?;
         if session.quit_requested() {
             break;
@@ -278,6 +304,53 @@ mod tests {
             evals >= 150,
             "the search stopped early: {evals} evaluations"
         );
+    }
+
+    /// Gives `bytes`, then waits `delay` before the end of input.
+    struct SlowEnd {
+        bytes: io::Cursor<Vec<u8>>,
+        delay: std::time::Duration,
+    }
+
+    impl Read for SlowEnd {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.bytes.read(buf)?;
+            if n == 0 {
+                std::thread::sleep(self.delay);
+            }
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn the_end_of_input_stops_analysis() {
+        for cmd in ["lz-analyze b 10", "kata-analyze b 10", "analyze b 10"] {
+            let (session, _) = counting_session(u64::MAX / 2, 3600.0);
+            let input = SlowEnd {
+                bytes: io::Cursor::new(format!("{cmd}\n").into_bytes()),
+                delay: std::time::Duration::from_millis(300),
+            };
+            let mut out = Vec::new();
+            let t = Instant::now();
+            serve(session, input, &mut out).unwrap();
+            assert!(t.elapsed().as_secs_f64() < 10.0, "{cmd}: {:?}", t.elapsed());
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.starts_with('='), "{cmd}: {text}");
+            assert!(text.contains("info move"), "{cmd}: {text}");
+        }
+    }
+
+    #[test]
+    fn the_end_of_input_lets_genmove_finish() {
+        let (session, eval) = counting_session(200, 60.0);
+        let input = SlowEnd {
+            bytes: io::Cursor::new(b"genmove b\n".to_vec()),
+            delay: std::time::Duration::from_millis(10),
+        };
+        let mut out = Vec::new();
+        serve(session, input, &mut out).unwrap();
+        assert!(String::from_utf8(out).unwrap().starts_with("= "));
+        assert!(eval.0.load(Ordering::SeqCst) >= 150);
     }
 
     #[test]
