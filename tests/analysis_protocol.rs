@@ -256,7 +256,7 @@ fn bad_queries_get_errors_and_the_engine_goes_on() {
 #[test]
 fn warnings_do_not_stop_the_query() {
     let e = Engine::deterministic();
-    e.send(r#"{"id":"w","moves":[],"rules":"japanese","komi":6.5,"boardXSize":9,"boardYSize":9,"maxVisits":5,"colour":"blue","overrideSettings":{"wideRootNoise":0.04}}"#);
+    e.send(r#"{"id":"w","moves":[],"rules":"japanese","komi":6.5,"boardXSize":9,"boardYSize":9,"maxVisits":5,"colour":"blue","overrideSettings":{"wideRootNoise":0.04,"playoutDoublingAdvantage":1.0}}"#);
     let mut warned = Vec::new();
     loop {
         let r = e.recv();
@@ -311,5 +311,69 @@ fn avoid_and_allow_moves_restrict_the_root() {
         .collect();
     assert!(!moves.is_empty());
     assert!(moves.iter().all(|m| ["A1", "J9"].contains(m)), "{moves:?}");
+    e.close();
+}
+
+#[test]
+fn katrain_settings_are_honoured_or_refused_out_loud() {
+    let e = Engine::deterministic();
+    // KaTrain's own: wideRootNoise on every query, PV visits and stdevs.
+    let query = |id: &str, wide: f64| {
+        format!(
+            r#"{{"id":"{id}","moves":{GAME},"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":120,"includePVVisits":true,"includeOwnership":true,"includeOwnershipStdev":true,"overrideSettings":{{"wideRootNoise":{wide}}}}}"#
+        )
+    };
+    e.send(&query("narrow", 0.0));
+    let narrow = e.recv();
+    assert!(narrow.get("warning").is_none(), "{narrow}");
+    e.send(&query("wide", 1.0));
+    let wide = e.recv();
+    assert!(wide.get("warning").is_none(), "{wide}");
+    let moves = |r: &Value| r["moveInfos"].as_array().unwrap().len();
+    assert!(
+        moves(&wide) > moves(&narrow),
+        "wideRootNoise 1 looks at more moves: {} vs {}",
+        moves(&wide),
+        moves(&narrow)
+    );
+    for r in [&narrow, &wide] {
+        assert!(f(&r["rootInfo"]["scoreStdev"]) >= 0.0);
+        let sd = r["ownershipStdev"].as_array().unwrap();
+        assert_eq!(sd.len(), 81);
+        assert!(sd.iter().all(|x| (0.0..=1.0).contains(&f(x))));
+        for m in r["moveInfos"].as_array().unwrap() {
+            assert!(f(&m["scoreStdev"]) >= 0.0);
+            let pv = m["pv"].as_array().unwrap();
+            let pvv: Vec<u64> = m["pvVisits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            assert_eq!(pvv.len(), pv.len(), "{m}");
+            assert_eq!(pvv[0], m["visits"].as_u64().unwrap());
+            assert!(pvv.windows(2).all(|w| w[1] <= w[0]), "{pvv:?}");
+        }
+    }
+    // The root's score stdev is real: some spread after 120 visits.
+    assert!(
+        f(&narrow["rootInfo"]["scoreStdev"]) > 0.0,
+        "{}",
+        narrow["rootInfo"]
+    );
+    // Settings tengen cannot honour are named in a warning.
+    e.send(&format!(
+        r#"{{"id":"pda","moves":{GAME},"rules":"chinese","komi":7.5,"boardXSize":9,"boardYSize":9,"maxVisits":5,"overrideSettings":{{"playoutDoublingAdvantage":1.5,"antiMirror":true}}}}"#
+    ));
+    let w = e.recv();
+    let text = w["warning"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("Not supported")
+            && text.contains("playoutDoublingAdvantage")
+            && text.contains("antiMirror"),
+        "{w}"
+    );
+    let r = e.recv();
+    assert!(r["moveInfos"].is_array());
     e.close();
 }

@@ -165,3 +165,62 @@ fn sabaki_gtp_controller() {
 fn result_line(l: &str) -> &str {
     l.trim_start_matches('=').trim()
 }
+
+/// KaTrain 1.20.0's queries (its own `KataGoEngine` class, headless),
+/// replayed against `tengen analysis` with visits capped: every query is
+/// answered under its id, and the only errors are for the illegal move
+/// KaTrain sent on purpose.
+#[test]
+fn katrain_analysis_queries() {
+    use std::process::{Command, Stdio};
+    let Some(path) = common::testdata("clients/katrain-1.20.0-analysis-queries.jsonl") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut input = String::new();
+    let mut ids = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut q: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(v) = q.get("maxVisits").and_then(|v| v.as_u64()) {
+            q["maxVisits"] = serde_json::json!(v.min(16));
+        }
+        if q.get("action").is_none() {
+            ids.push(q["id"].as_str().unwrap().to_string());
+        }
+        input.push_str(&q.to_string());
+        input.push('\n');
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .args(["analysis", "--evaluator", "heuristic", "--rollouts", "4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    assert!(out.status.success());
+    let mut answered = std::collections::BTreeSet::new();
+    let mut errors = Vec::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(e) = r.get("error") {
+            errors.push(e.as_str().unwrap_or_default().to_string());
+        }
+        if let Some(id) = r.get("id").and_then(|v| v.as_str()) {
+            if r.get("warning").is_none() {
+                answered.insert(id.to_string());
+            }
+        }
+    }
+    for id in &ids {
+        assert!(answered.contains(id), "no answer for {id}");
+    }
+    assert!(
+        errors.iter().all(|e| e.starts_with("Illegal move")),
+        "{errors:?}"
+    );
+    assert!(errors.len() <= 2, "{errors:?}");
+}

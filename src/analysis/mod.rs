@@ -27,10 +27,15 @@
 //!
 //! # Differences from KataGo
 //! Square boards from 2 to 19 only; area scoring only (territory rules
-//! are mapped with a warning, see [`rules`]); no `scoreStdev`, stdev,
-//! PV-visits or no-result fields; `avoidMoves`/`allowMoves` zero the
-//! barred moves' priors ([`filter`]); `includeMovesOwnership` reports the
-//! evaluator's ownership after each move rather than a subtree average.
+//! are mapped with a warning, see [`rules`]); `scoreStdev` and
+//! `ownershipStdev` are the spread over the search's visits (no net here
+//! has a score-uncertainty head), no per-move ownership stdev or
+//! no-result fields; `wideRootNoise` flattens the root priors (see
+//! `SearchConfig::wide_root_noise`); `playoutDoublingAdvantage`,
+//! `antiMirror` and other settings tengen cannot honour draw a warning
+//! that says so; `avoidMoves`/`allowMoves` zero the barred moves' priors
+//! ([`filter`]); `includeMovesOwnership` reports the evaluator's ownership
+//! after each move rather than a subtree average.
 
 pub mod batching;
 pub mod filter;

@@ -30,6 +30,10 @@ pub struct Settings {
     pub include_ownership: bool,
     pub include_moves_ownership: bool,
     pub include_policy: bool,
+    /// `pvVisits` beside each PV.
+    pub include_pv_visits: bool,
+    /// `ownershipStdev` beside `ownership`.
+    pub include_ownership_stdev: bool,
     pub report_every: Option<Duration>,
     pub first_report_after: Option<Duration>,
     /// Per colour (`Color::index`): for each policy index, the depth (plies
@@ -116,6 +120,16 @@ const EXPECTED: &[&str] = &[
     "priority",
     "allowMoves",
     "avoidMoves",
+];
+
+/// KataGo settings clients send that tengen cannot honour.
+const UNSUPPORTED_SETTINGS: &[&str] = &[
+    "playoutDoublingAdvantage",
+    "playoutDoublingAdvantagePla",
+    "antiMirror",
+    "rootPolicyTemperature",
+    "rootPolicyTemperatureEarly",
+    "humanSLProfile",
 ];
 
 const UNUSED_FIELD: &str =
@@ -419,6 +433,8 @@ impl QueryParser<'_> {
             include_ownership: false,
             include_moves_ownership: false,
             include_policy: false,
+            include_pv_visits: false,
+            include_ownership_stdev: false,
             report_every: None,
             first_report_after: None,
             masks: [None, None],
@@ -463,12 +479,12 @@ impl QueryParser<'_> {
         )?;
         self.boolean("includeOwnership", &mut settings.include_ownership)?;
         self.boolean("includePolicy", &mut settings.include_policy)?;
-        for field in [
-            "includeMovesOwnershipStdev",
+        self.boolean("includePVVisits", &mut settings.include_pv_visits)?;
+        self.boolean(
             "includeOwnershipStdev",
-            "includePVVisits",
-            "includeNoResultValue",
-        ] {
+            &mut settings.include_ownership_stdev,
+        )?;
+        for field in ["includeMovesOwnershipStdev", "includeNoResultValue"] {
             let mut b = false;
             self.boolean(field, &mut b)?;
             if b {
@@ -535,6 +551,18 @@ impl QueryParser<'_> {
                     return self.fail("overrideSettings", &format!("Could not set settings: {e}"))
                 }
             }
+        }
+        // Known to KataGo, but not something tengen can honour: said so
+        // plainly, not as a typo.
+        let (unsupported, unknown): (Vec<&str>, Vec<&str>) = unknown
+            .into_iter()
+            .partition(|k| UNSUPPORTED_SETTINGS.contains(k));
+        if !unsupported.is_empty() {
+            let msg = format!(
+                "Not supported by tengen, ignored: {} (its nets have no input for them)",
+                unsupported.join(",")
+            );
+            self.warn("overrideSettings", &msg);
         }
         if !unknown.is_empty() {
             let msg = format!("Unknown config params: {}", unknown.join(","));
@@ -745,6 +773,9 @@ fn apply_setting(key: &str, v: &Value, s: &mut Settings) -> Result<bool, String>
             }
         }
         "analysisPVLen" => s.pv_len = num()?.clamp(1.0, 1000.0) as usize,
+        "wideRootNoise" | "analysisWideRootNoise" => {
+            s.search.wide_root_noise = positive(num()?)?.min(100.0) as f32
+        }
         _ => return Ok(false),
     }
     Ok(true)

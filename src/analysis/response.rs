@@ -7,9 +7,12 @@
 //! are row-major from the top-left point (A19 on 19×19); the policy has
 //! the pass last and −1 for illegal moves.
 //!
-//! Fields tengen cannot compute are left out rather than faked:
-//! `scoreStdev`, `scoreSelfplay` equals `scoreLead` (the nets here predict
-//! the lead only), `weight` is the visit count.
+//! Fields tengen cannot compute are left out rather than faked;
+//! `scoreSelfplay` equals `scoreLead` (the nets here predict the lead
+//! only), `weight` is the visit count. `scoreStdev` is the spread of the
+//! score leads the search backed up (through the move, or at the root),
+//! and `ownershipStdev` the spread of the ownership over the root's
+//! visits: both from the search, not from a net's own uncertainty head.
 
 use serde_json::{json, Map, Value};
 
@@ -84,6 +87,7 @@ pub fn analysis(job: &TurnJob, snap: &AnalysisSnapshot, during: bool, extras: &E
         info.insert("scoreLead".into(), num(sign * lead));
         info.insert("scoreMean".into(), num(sign * lead));
         info.insert("scoreSelfplay".into(), num(sign * lead));
+        info.insert("scoreStdev".into(), num(m.score_stdev as f64));
         info.insert("prior".into(), num(m.prior as f64));
         info.insert("lcb".into(), num(wr(lcb)));
         info.insert("utility".into(), num(sign * utility(w, lead, size, su)));
@@ -93,6 +97,11 @@ pub fn analysis(job: &TurnJob, snap: &AnalysisSnapshot, during: bool, extras: &E
         );
         info.insert("order".into(), json!(m.order));
         info.insert("pv".into(), json!(pv));
+        if s.include_pv_visits {
+            let visits: Vec<u64> = m.pv_visits.iter().take(pv.len()).copied().collect();
+            info.insert("pvVisits".into(), json!(visits));
+            info.insert("pvEdgeVisits".into(), json!(visits));
+        }
         if let Some(owns) = extras.moves_ownership.as_ref().and_then(|o| o.get(i)) {
             info.insert("ownership".into(), ownership(owns, sign, size));
         }
@@ -108,6 +117,7 @@ pub fn analysis(job: &TurnJob, snap: &AnalysisSnapshot, during: bool, extras: &E
     root.insert("scoreLead".into(), num(sign * lead));
     root.insert("scoreMean".into(), num(sign * lead));
     root.insert("scoreSelfplay".into(), num(sign * lead));
+    root.insert("scoreStdev".into(), num(snap.score_stdev as f64));
     root.insert("utility".into(), num(sign * utility(w, lead, size, su)));
     if let Some(top) = snap.moves.first() {
         root.insert("lcb".into(), num(wr(top.lcb as f64)));
@@ -133,6 +143,11 @@ pub fn analysis(job: &TurnJob, snap: &AnalysisSnapshot, during: bool, extras: &E
         let zeros = vec![0.0; size * size];
         let own = snap.ownership.as_deref().unwrap_or(&zeros);
         out.insert("ownership".into(), ownership(own, sign, size));
+    }
+    if s.include_ownership_stdev {
+        let zeros = vec![0.0; size * size];
+        let sd = snap.ownership_stdev.as_deref().unwrap_or(&zeros);
+        out.insert("ownershipStdev".into(), ownership(sd, 1.0, size));
     }
     if s.include_policy {
         if let Some(raw) = &extras.root_eval {

@@ -340,8 +340,10 @@ fn analyse<W: Write>(shared: &Shared<W>, job: &Job) {
         visits: result.visits,
         winrate: result.winrate,
         score_lead: result.score_lead,
+        score_stdev: result.score_stdev,
         moves: result.moves,
         ownership: result.ownership,
+        ownership_stdev: result.ownership_stdev,
         elapsed: result.elapsed,
     });
 

@@ -26,8 +26,9 @@
 //! As KataGo's docs specify, every value is from the view of the analysed
 //! player (the side to move unless a colour is given): winrates, score
 //! leads and ownership (+1: that player owns the point). The interval is
-//! in centiseconds (default 1 s). `scoreStdev` is not estimated by the
-//! search and reads 0.
+//! in centiseconds (default 1 s). `scoreStdev` is the spread of the score
+//! leads the search backed up through the move (or the root), not a net's
+//! own uncertainty.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -161,13 +162,14 @@ fn kata_info(m: &MoveInfo, size: usize) -> String {
     let wr = fin(m.winrate).clamp(0.0, 1.0);
     let lcb = fin(m.lcb).clamp(0.0, 1.0);
     format!(
-        "info move {} visits {} edgeVisits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreStdev 0.0 scoreLead {:.6} prior {:.6} lcb {:.6} utilityLcb {:.6} order {} pv {}",
+        "info move {} visits {} edgeVisits {} utility {:.6} winrate {:.6} scoreMean {:.6} scoreStdev {:.6} scoreLead {:.6} prior {:.6} lcb {:.6} utilityLcb {:.6} order {} pv {}",
         m.mv.to_gtp(size),
         m.visits,
         m.visits,
         2.0 * wr - 1.0,
         wr,
         fin(m.score_lead),
+        fin(m.score_stdev),
         fin(m.score_lead),
         fin(m.prior),
         lcb,
@@ -189,11 +191,12 @@ fn line(snap: &AnalysisSnapshot, size: usize, o: &Options, format: Format) -> St
     if format == Format::Kata {
         if o.root_info {
             out.push(format!(
-                "rootInfo visits {} winrate {:.6} scoreLead {:.6} scoreMean {:.6} utility {:.6}",
+                "rootInfo visits {} winrate {:.6} scoreLead {:.6} scoreMean {:.6} scoreStdev {:.6} utility {:.6}",
                 snap.visits,
                 fin(snap.winrate),
                 fin(snap.score_lead),
                 fin(snap.score_lead),
+                fin(snap.score_stdev),
                 2.0 * fin(snap.winrate) - 1.0
             ));
         }

@@ -25,6 +25,9 @@ pub struct MoveInfo {
     pub winrate: f32,
     /// Mean score lead in points after this move.
     pub score_lead: f32,
+    /// Standard deviation of the score leads the search backed up through
+    /// this move (see `Node::score_stdev`).
+    pub score_stdev: f32,
     /// The (possibly noised) prior.
     pub prior: f32,
     /// Lower confidence bound of the winrate (may be below 0 with few
@@ -34,6 +37,8 @@ pub struct MoveInfo {
     pub order: usize,
     /// Principal variation, starting with `mv`.
     pub pv: Vec<Move>,
+    /// Visits of each node along `pv` (the first is `visits`).
+    pub pv_visits: Vec<u64>,
 }
 
 /// The state of a search at one moment, for analysis output.
@@ -45,11 +50,15 @@ pub struct AnalysisSnapshot {
     pub winrate: f32,
     /// Root score lead in points.
     pub score_lead: f32,
+    /// Standard deviation of the root's backed-up score leads.
+    pub score_stdev: f32,
     /// Visited root moves, by `order`.
     pub moves: Vec<MoveInfo>,
     /// Average ownership over this run's visits, if the evaluator gives it
     /// (or terminal positions were reached).
     pub ownership: Option<Vec<f32>>,
+    /// Standard deviation of the ownership over the same visits.
+    pub ownership_stdev: Option<Vec<f32>>,
     /// Time since the run started.
     pub elapsed: Duration,
 }
@@ -93,15 +102,18 @@ pub(crate) fn snapshot(tree: &Tree, rank: &Ranking, elapsed: Duration) -> Analys
             if c.visits == 0 {
                 continue;
             }
+            let line = pv(tree, e.mv, e.child);
             moves.push(MoveInfo {
                 mv: e.mv,
                 visits: c.visits as u64,
                 winrate: ((c.wl() + 1.0) / 2.0) as f32,
                 score_lead: c.score() as f32,
+                score_stdev: c.score_stdev() as f32,
                 prior: e.prior,
                 lcb: lcb(c, rank.lcb_z) as f32,
                 order: 0,
-                pv: pv(tree, e.mv, e.child),
+                pv: line.iter().map(|&(m, _)| m).collect(),
+                pv_visits: line.iter().map(|&(_, v)| v).collect(),
             });
         }
     }
@@ -110,12 +122,23 @@ pub(crate) fn snapshot(tree: &Tree, rank: &Ranking, elapsed: Duration) -> Analys
         let n = tree.own_n as f64;
         tree.own_sum.iter().map(|&s| (s / n) as f32).collect()
     });
+    let ownership_stdev =
+        (tree.own_n > 0 && tree.own_sq_sum.len() == tree.own_sum.len()).then(|| {
+            let n = tree.own_n as f64;
+            tree.own_sum
+                .iter()
+                .zip(&tree.own_sq_sum)
+                .map(|(&s, &q)| (q / n - (s / n) * (s / n)).max(0.0).sqrt() as f32)
+                .collect()
+        });
     AnalysisSnapshot {
         visits: root.visits as u64,
         winrate: ((1.0 - root.wl()) / 2.0) as f32,
         score_lead: -root.score() as f32,
+        score_stdev: root.score_stdev() as f32,
         moves,
         ownership,
+        ownership_stdev,
         elapsed,
     }
 }
@@ -145,8 +168,10 @@ fn order(moves: &mut [MoveInfo], rank: &Ranking) {
 }
 
 /// `first`, then the most-visited child at each node below `node`.
-fn pv(tree: &Tree, first: Move, node: u32) -> Vec<Move> {
-    let mut out = vec![first];
+/// The principal variation from `first` (leading to `node`), with each
+/// node's visits.
+fn pv(tree: &Tree, first: Move, node: u32) -> Vec<(Move, u64)> {
+    let mut out = vec![(first, tree.nodes[node as usize].visits as u64)];
     let mut n = node;
     while out.len() < MAX_PV {
         let best = tree
@@ -156,7 +181,7 @@ fn pv(tree: &Tree, first: Move, node: u32) -> Vec<Move> {
             .max_by_key(|e| tree.nodes[e.child as usize].visits);
         match best {
             Some(e) => {
-                out.push(e.mv);
+                out.push((e.mv, tree.nodes[e.child as usize].visits as u64));
                 n = e.child;
             }
             None => break,
@@ -176,10 +201,12 @@ mod tests {
             visits,
             winrate: 0.5,
             score_lead: 0.0,
+            score_stdev: 0.0,
             prior: 0.1,
             lcb,
             order: 0,
             pv: Vec::new(),
+            pv_visits: Vec::new(),
         }
     }
 

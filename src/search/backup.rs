@@ -164,19 +164,22 @@ pub(crate) fn backup(
         n.wl_sum += v;
         n.wl_sq_sum += v * v;
         n.score_sum += s;
+        n.score_sq_sum += s * s;
         n.util_sum += utility.of(v, s);
         i = n.parent;
         v = -v;
         s = -s;
     }
     if let Some((own, flip)) = ownership {
-        if tree.own_sum.len() != own.len() {
+        if tree.own_sum.len() != own.len() || tree.own_sq_sum.len() != own.len() {
             tree.own_sum = vec![0.0; own.len()];
+            tree.own_sq_sum = vec![0.0; own.len()];
             tree.own_n = 0;
         }
         let sign = if flip { -1.0 } else { 1.0 };
-        for (sum, &o) in tree.own_sum.iter_mut().zip(own) {
+        for ((sum, sq), &o) in tree.own_sum.iter_mut().zip(&mut tree.own_sq_sum).zip(own) {
             *sum += sign * o as f64;
+            *sq += (o as f64) * (o as f64);
         }
         tree.own_n += 1;
     }

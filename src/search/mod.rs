@@ -92,6 +92,12 @@ pub struct SearchConfig {
     /// Dirichlet alpha for 19×19; scaled by 361 / number of root moves.
     pub noise_alpha: f32,
     pub noise_fraction: f32,
+    /// Wider exploration at the root for analysis (KataGo's
+    /// `wideRootNoise`, 0: off): the root priors are raised to the power
+    /// `1 / (1 + 4w)` and renormalised, so at 0.04 (KaTrain's setting)
+    /// the search looks a little wider and at 1 spreads its visits over
+    /// almost every move. tengen's own form of the setting; deterministic.
+    pub wide_root_noise: f32,
     /// Temperature for the final move choice (0: off).
     pub temperature: f32,
     /// Temperature applies while fewer moves than this were played.
@@ -137,6 +143,7 @@ impl Default for SearchConfig {
             noise: false,
             noise_alpha: 0.03,
             noise_fraction: 0.25,
+            wide_root_noise: 0.0,
             temperature: 0.0,
             temperature_moves: 0,
             seed: 0,
@@ -201,10 +208,14 @@ pub struct SearchResult {
     pub playouts: u64,
     pub winrate: f32,
     pub score_lead: f32,
+    /// Standard deviation of the root's backed-up score leads.
+    pub score_stdev: f32,
     /// Visited root moves, by rank (`moves[0]` is the LCB/visits choice).
     pub moves: Vec<MoveInfo>,
     /// Average ownership of this run, +1: owned by the player to move.
     pub ownership: Option<Vec<f32>>,
+    /// Standard deviation of the ownership over the run's visits.
+    pub ownership_stdev: Option<Vec<f32>>,
     /// The resignation threshold says resign.
     pub resign: bool,
     pub elapsed: Duration,
@@ -230,6 +241,8 @@ pub struct Search {
     handicap_bonus: f32,
     rng: StdRng,
     root_noised: bool,
+    /// Whether the root's priors were widened ([`SearchConfig::wide_root_noise`]).
+    root_widened: bool,
     /// What evaluator calls cost, measured over every run.
     meter: CostMeter,
 }
@@ -255,6 +268,7 @@ impl Search {
             root_prev: Vec::new(),
             handicap_bonus: 0.0,
             root_noised: false,
+            root_widened: false,
             meter: CostMeter::default(),
         }
     }
@@ -312,7 +326,9 @@ impl Search {
         self.tree.max_nodes = self.config.max_nodes.max(1);
         if kept != Some(0) {
             self.root_noised = false;
+            self.root_widened = false;
             self.tree.own_sum.clear();
+            self.tree.own_sq_sum.clear();
             self.tree.own_n = 0;
         }
         self.root = position;
@@ -325,6 +341,7 @@ impl Search {
     pub fn clear_tree(&mut self) {
         self.tree = Tree::new(root_passes(&self.root), self.config.max_nodes);
         self.root_noised = false;
+        self.root_widened = false;
     }
 
     /// The node of the current tree that `position` corresponds to, if the
@@ -498,6 +515,10 @@ impl Search {
             add_root_noise(&mut tree, &cfg, &mut self.rng);
             self.root_noised = true;
         }
+        if cfg.wide_root_noise > 0.0 && !self.root_widened {
+            widen_root(&mut ctx.lock(), cfg.wide_root_noise);
+            self.root_widened = true;
+        }
 
         ctx.batcher.set_active(threads);
         let ranking = self.ranking();
@@ -535,9 +556,11 @@ impl Search {
             playouts,
             winrate: snap.winrate,
             score_lead: snap.score_lead,
+            score_stdev: snap.score_stdev,
             resign: cfg.resign_threshold.is_some_and(|t| best_wr < t),
             moves: snap.moves,
             ownership: snap.ownership,
+            ownership_stdev: snap.ownership_stdev,
             elapsed: start.elapsed(),
             batches,
             avg_batch: if batches > 0 {
@@ -587,6 +610,28 @@ impl Search {
 /// game being continued counts as one pass).
 fn root_passes(pos: &Position) -> u8 {
     pos.passes().min(1) as u8
+}
+
+/// Flattens the root priors for [`SearchConfig::wide_root_noise`] `w`:
+/// `p^(1 / (1 + 4w))`, renormalised; re-sorts the root edges.
+fn widen_root(tree: &mut Tree, w: f32) {
+    let range = tree.edge_range(0);
+    if range.is_empty() || !w.is_finite() {
+        return;
+    }
+    let power = 1.0 / (1.0 + 4.0 * w.min(100.0) as f64);
+    let edges = &mut tree.edges[range];
+    let total: f64 = edges
+        .iter()
+        .map(|e| (e.prior.max(0.0) as f64).powf(power))
+        .sum();
+    if total <= 0.0 || !total.is_finite() {
+        return;
+    }
+    for e in edges.iter_mut() {
+        e.prior = ((e.prior.max(0.0) as f64).powf(power) / total) as f32;
+    }
+    edges.sort_by(|a, b| b.prior.total_cmp(&a.prior));
 }
 
 /// Mixes Dirichlet noise into the root priors and re-sorts the root edges.

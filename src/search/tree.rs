@@ -60,6 +60,7 @@ pub(crate) struct Node {
     pub wl_sum: f64,
     pub wl_sq_sum: f64,
     pub score_sum: f64,
+    pub score_sq_sum: f64,
     pub util_sum: f64,
     /// The node's own evaluation (win − loss and score lead) from the view
     /// of the player to move here. For terminal nodes: the exact result.
@@ -80,6 +81,7 @@ impl Node {
             wl_sum: 0.0,
             wl_sq_sum: 0.0,
             score_sum: 0.0,
+            score_sq_sum: 0.0,
             util_sum: 0.0,
             own_wl: 0.0,
             own_score: 0.0,
@@ -102,6 +104,18 @@ impl Node {
         } else {
             self.score_sum / self.visits as f64
         }
+    }
+
+    /// Standard deviation of the score leads backed up through this node
+    /// (the spread of the search's estimates, not the net's own score
+    /// uncertainty); 0 below two visits.
+    pub fn score_stdev(&self) -> f64 {
+        if self.visits < 2 {
+            return 0.0;
+        }
+        let n = self.visits as f64;
+        let mean = self.score_sum / n;
+        (self.score_sq_sum / n - mean * mean).max(0.0).sqrt()
     }
 
     /// Mean utility, view of the player who moved here.
@@ -131,6 +145,8 @@ pub(crate) struct Tree {
     /// Sum of leaf ownership estimates, view of the root's player to move,
     /// dense index; and how many visits contributed.
     pub own_sum: Vec<f64>,
+    /// Sums of squares beside `own_sum`, for the ownership stdev.
+    pub own_sq_sum: Vec<f64>,
     pub own_n: u32,
 }
 
@@ -142,6 +158,7 @@ impl Tree {
             edges: Vec::new(),
             max_nodes: max_nodes.max(1),
             own_sum: Vec::new(),
+            own_sq_sum: Vec::new(),
             own_n: 0,
         }
     }
@@ -219,6 +236,7 @@ impl Tree {
             edges: Vec::new(),
             max_nodes: self.max_nodes,
             own_sum: Vec::new(),
+            own_sq_sum: Vec::new(),
             own_n: 0,
         };
         let mut queue = std::collections::VecDeque::new();
