@@ -149,7 +149,7 @@ struct Common {
     /// Komi in points (default: the rules' komi, 5.5 for Chinese rules).
     #[arg(long, allow_negative_numbers = true)]
     komi: Option<f32>,
-    /// Rules: chinese, tromp-taylor, nz, aga.
+    /// Rules: chinese, japanese, korean (territory scoring), tromp-taylor, nz, aga.
     #[arg(long, default_value = "chinese")]
     rules: String,
     #[command(flatten)]

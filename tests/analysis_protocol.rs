@@ -256,7 +256,7 @@ fn bad_queries_get_errors_and_the_engine_goes_on() {
 #[test]
 fn warnings_do_not_stop_the_query() {
     let e = Engine::deterministic();
-    e.send(r#"{"id":"w","moves":[],"rules":"japanese","komi":6.5,"boardXSize":9,"boardYSize":9,"maxVisits":5,"colour":"blue","overrideSettings":{"wideRootNoise":0.04,"playoutDoublingAdvantage":1.0}}"#);
+    e.send(r#"{"id":"w","moves":[],"rules":"stone-scoring","komi":6.5,"boardXSize":9,"boardYSize":9,"maxVisits":5,"colour":"blue","overrideSettings":{"wideRootNoise":0.04,"playoutDoublingAdvantage":1.0}}"#);
     let mut warned = Vec::new();
     loop {
         let r = e.recv();

@@ -96,3 +96,25 @@ fn an_opening_pass_is_answered_by_a_move_with_the_heuristic() {
 fn an_opening_pass_is_answered_by_a_move_with_the_shipped_net() {
     an_opening_pass_is_answered_by_a_move("net");
 }
+
+/// Japanese rules (territory scoring, KaTrain's default): the settled 7×7
+/// board counts territory and prisoners, not stones. Black surrounds 18
+/// points (A–C less B2 B4 B6), White 13 (F–G less F1; E1 is dame and
+/// counts for no one), no prisoners: 18 − 13 = 5, so komi 6.5 gives W+1.5
+/// where area scoring gives B+1.5 (28 − 20 − 6.5).
+#[test]
+fn japanese_rules_count_territory() {
+    for (rules, want) in [("japanese", "W+1.5"), ("chinese", "B+1.5")] {
+        let mut s = session_with("heuristic");
+        ok(&mut s, &format!("kata-set-rules {rules}"));
+        settled_with_one_dame(&mut s, "6.5");
+        assert_eq!(ok(&mut s, "final_score"), want, "{rules}");
+    }
+    let mut s = session_with("heuristic");
+    ok(&mut s, "kata-set-rules japanese");
+    let json = ok(&mut s, "kata-get-rules");
+    assert!(
+        json.contains("\"scoring\":\"TERRITORY\"") && json.contains("\"tax\":\"SEKI\""),
+        "{json}"
+    );
+}

@@ -49,6 +49,7 @@ fn replay(case: &Value) -> Replay {
         suicide_allowed: false,
         komi,
         handicap_bonus: HandicapBonus::N,
+        ..Ruleset::chinese()
     };
     let mut pos = Position::new(size, rules).unwrap();
     let mut bonus = 0.0;

@@ -2,14 +2,15 @@
 //! `tromp-taylor`, `japanese`, ...) or an object such as
 //! `{"ko":"SIMPLE","scoring":"AREA","suicide":false}`.
 //!
-//! The engine plays area scoring only. Rules it cannot play exactly
-//! (territory scoring, a tax, the button) are mapped to the nearest area
-//! ruleset with a warning, as KataGo does when its net lacks a rule; an
-//! unknown name or field is an error.
+//! Area and territory scoring, the seki tax, every ko and suicide rule are
+//! played as named. What tengen cannot play exactly (the all-groups tax
+//! of stone scoring, the button) is mapped to the nearest ruleset with a
+//! warning, as KataGo does when its net lacks a rule; an unknown name or
+//! field is an error.
 
 use serde_json::Value;
 
-use crate::rules::{HandicapBonus, KoRule, Ruleset};
+use crate::rules::{HandicapBonus, KoRule, Ruleset, Scoring, Tax};
 
 /// Parsed rules: the ruleset (komi: the rules' own or KataGo's default for
 /// them), and a warning when something had to be mapped.
@@ -27,6 +28,8 @@ fn base() -> Ruleset {
         suicide_allowed: true,
         komi: 7.5,
         handicap_bonus: HandicapBonus::Zero,
+        scoring: Scoring::Area,
+        tax: Tax::None,
     }
 }
 
@@ -43,19 +46,13 @@ fn mapped(rules: Ruleset, from: &str, to: &str) -> ParsedRules {
     ParsedRules {
         rules,
         warning: Some(format!(
-            "Rules {from} not supported by tengen (area scoring only), using {to} instead"
+            "Rules {from} not supported by tengen, using {to} instead"
         )),
     }
 }
 
 fn parse_name(name: &str) -> Option<ParsedRules> {
     let n = name.trim().to_ascii_lowercase().replace(['_', ' '], "-");
-    let territory = Ruleset {
-        ko: KoRule::Simple,
-        suicide_allowed: false,
-        komi: 6.5,
-        handicap_bonus: HandicapBonus::Zero,
-    };
     let plain = |rules: Ruleset| ParsedRules {
         rules,
         warning: None,
@@ -65,18 +62,19 @@ fn parse_name(name: &str) -> Option<ParsedRules> {
         "chinese" | "chinese-ogs" | "chinese-kgs" | "cn" => {
             plain(Ruleset::chinese().with_komi(7.5))
         }
-        "japanese" | "korean" | "jp" | "ko" => mapped(
-            territory,
-            name,
-            "area scoring with simple ko and no suicide (komi unchanged)",
-        ),
+        // Territory scoring, seki tax, simple ko, komi 6.5.
+        "japanese" | "korean" | "jp" | "ko" => plain(Ruleset::japanese()),
         "stone-scoring" => mapped(
             Ruleset {
+                ko: KoRule::Simple,
+                suicide_allowed: false,
                 komi: 7.5,
-                ..territory
+                handicap_bonus: HandicapBonus::Zero,
+                scoring: Scoring::Area,
+                tax: Tax::None,
             },
             name,
-            "area scoring with simple ko and no suicide",
+            "area scoring without the group tax, with simple ko and no suicide",
         ),
         "aga-button" => mapped(Ruleset::from_name("aga")?, name, "aga without the button"),
         "bga" => plain(Ruleset {
@@ -84,6 +82,8 @@ fn parse_name(name: &str) -> Option<ParsedRules> {
             suicide_allowed: false,
             komi: 7.5,
             handicap_bonus: HandicapBonus::N,
+            scoring: Scoring::Area,
+            tax: Tax::None,
         }),
         _ => plain(Ruleset::from_name(&n)?),
     })
@@ -105,13 +105,14 @@ fn parse_object(value: &Value) -> Option<ParsedRules> {
                 }
             }
             "scoring" => match upper?.as_str() {
-                "AREA" => {}
-                "TERRITORY" => unsupported.push("scoring TERRITORY".into()),
+                "AREA" => r.scoring = Scoring::Area,
+                "TERRITORY" => r.scoring = Scoring::Territory,
                 _ => return None,
             },
             "tax" => match upper.as_deref()? {
-                "NONE" => {}
-                t @ ("SEKI" | "ALL") => unsupported.push(format!("tax {t}")),
+                "NONE" => r.tax = Tax::None,
+                "SEKI" => r.tax = Tax::Seki,
+                "ALL" => unsupported.push("tax ALL".into()),
                 _ => return None,
             },
             "suicide" | "multiStoneSuicideLegal" => r.suicide_allowed = v.as_bool()?,
@@ -165,14 +166,23 @@ mod tests {
         assert_eq!(c.rules.komi, 7.5);
         let j = parse(&json!("japanese")).unwrap();
         assert_eq!(j.rules.ko, KoRule::Simple);
-        assert!(j.warning.is_some());
+        assert_eq!(
+            (j.rules.scoring, j.rules.tax),
+            (Scoring::Territory, Tax::Seki)
+        );
+        assert_eq!(j.rules.komi, 6.5);
+        assert!(j.warning.is_none());
+        assert!(parse(&json!("stone-scoring")).unwrap().warning.is_some());
         assert!(parse(&json!("new zealand")).unwrap().warning.is_none());
         let o = parse(&json!({"ko":"SIMPLE","scoring":"AREA","suicide":false,"komi":6})).unwrap();
         assert_eq!(
             (o.rules.ko, o.rules.suicide_allowed, o.rules.komi),
             (KoRule::Simple, false, 6.0)
         );
-        assert!(parse(&json!({"ko":"SIMPLE","scoring":"TERRITORY"}))
+        let t = parse(&json!({"ko":"SIMPLE","scoring":"TERRITORY","tax":"SEKI"})).unwrap();
+        assert!(t.warning.is_none());
+        assert_eq!(t.rules.scoring, Scoring::Territory);
+        assert!(parse(&json!({"scoring":"AREA","tax":"ALL"}))
             .unwrap()
             .warning
             .is_some());

@@ -100,6 +100,7 @@ impl Judgement {
                 size,
                 komi,
                 handicap_points,
+                territory: None,
             },
             black_winrate: black_winrate.clamp(0.0, 1.0),
             black_lead,

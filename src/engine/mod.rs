@@ -494,7 +494,7 @@ impl Engine {
         let st = self.end_status(game);
         let pos = game.position();
         let ended = pos.is_over();
-        st.score(pos.board(), pos.rules().komi, game.handicap_points(), ended)
+        st.score(pos.board(), pos.rules(), game.handicap_points(), ended)
     }
 
     /// Judges the game as it stands with a search of `visits` visits (A3).

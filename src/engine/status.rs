@@ -27,7 +27,7 @@
 
 use crate::rules::benson::pass_alive;
 use crate::rules::score::{area_with_owners, Score};
-use crate::rules::{Board, Color, Point, CELLS};
+use crate::rules::{Board, Color, Point, Ruleset, Scoring, CELLS};
 
 pub use super::judge::DECIDED;
 
@@ -46,9 +46,20 @@ pub struct EndStatus {
 }
 
 impl EndStatus {
-    /// The referee's area score; see the module docs. `ended`: the game
+    /// The referee's score under `rules` (area, or territory with the
+    /// stones found in seki taxed); see the module docs. `ended`: the game
     /// ended by two passes, so its dame stay dame.
-    pub fn score(&self, board: &Board, komi: f32, handicap_points: f32, ended: bool) -> Score {
+    pub fn score(
+        &self,
+        board: &Board,
+        rules: &Ruleset,
+        handicap_points: f32,
+        ended: bool,
+    ) -> Score {
+        let komi = rules.komi;
+        if rules.scoring == Scoring::Territory {
+            return Score::under(board, &self.dead, &self.seki, rules, handicap_points);
+        }
         let size = board.size();
         let (mut count, owners) = area_with_owners(board, &self.dead);
         let dead = |p: Point| self.dead.binary_search(&p).is_ok();
@@ -78,6 +89,7 @@ impl EndStatus {
             size,
             komi,
             handicap_points,
+            territory: None,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! KataGo's input features, version 7: 22 spatial planes and 19 global
-//! inputs, as KataGo's `NNInputs::fillRowV7` computes them for area
-//! scoring (Chinese-like rules, no tax, no button, no encore).
+//! inputs, as KataGo's `NNInputs::fillRowV7` computes them outside the
+//! encore (no button): area scoring, or territory scoring, which KataGo
+//! encodes with global 9 (and 10 for the seki tax), no area planes (18/19
+//! wait for the encore's scoring phase) and no komi parity wave.
 //!
 //! Planes, all from the view of the player to move ("pla"):
 //! 0 on board; 1/2 pla/opp stones; 3/4/5 strings with 1/2/3 liberties;
@@ -22,7 +24,7 @@
 
 use super::area::katago_area;
 use super::ladder::for_each_laddered_stone;
-use crate::rules::{Board, Color, KoRule, Move, Point, Position};
+use crate::rules::{Board, Color, KoRule, Move, Point, Position, Scoring, Tax};
 
 /// Number of spatial planes.
 pub const SPATIAL: usize = 22;
@@ -99,14 +101,17 @@ pub fn encode(input: &V7Input<'_>, spatial: &mut [f32], global: &mut [f32]) {
         }
     }
 
-    // Planes 18/19: area.
-    let suicide_legal = pos.rules().suicide_allowed;
-    let area = katago_area(board, suicide_legal);
-    for p in board.points() {
-        match area[p.index()] {
-            Some(c) if c == pla => set(18, p),
-            Some(_) => set(19, p),
-            None => {}
+    // Planes 18/19: area (area scoring only).
+    let territory = pos.rules().scoring == Scoring::Territory;
+    if !territory {
+        let suicide_legal = pos.rules().suicide_allowed;
+        let area = katago_area(board, suicide_legal);
+        for p in board.points() {
+            match area[p.index()] {
+                Some(c) if c == pla => set(18, p),
+                Some(_) => set(19, p),
+                None => {}
+            }
         }
     }
 
@@ -182,12 +187,20 @@ pub fn encode(input: &V7Input<'_>, spatial: &mut [f32], global: &mut [f32]) {
     if pos.rules().suicide_allowed {
         global[8] = 1.0;
     }
+    if territory {
+        global[9] = 1.0;
+    }
+    if pos.rules().tax == Tax::Seki {
+        global[10] = 1.0;
+    }
     global[14] = if !suppress_pass_end && passes >= 1 {
         1.0
     } else {
         0.0
     };
-    global[18] = komi_wave(self_komi, area_n);
+    if !territory {
+        global[18] = komi_wave(self_komi, area_n);
+    }
 }
 
 /// KataGo's `numApproxValidTurnsThisPhase`: moves since the segment began,
@@ -248,6 +261,28 @@ mod tests {
         };
         encode(&input, &mut s, &mut g);
         (s, g)
+    }
+
+    #[test]
+    fn territory_scoring_is_encoded_as_katago_does_outside_the_encore() {
+        let mut area = Position::new(9, Ruleset::chinese().with_komi(6.5)).unwrap();
+        let mut terr = Position::new(9, Ruleset::japanese()).unwrap();
+        for mv in ["E5", "C3", "G7"] {
+            let m = Move::parse_gtp(mv, 9).unwrap();
+            area.play_move(m).unwrap();
+            terr.play_move(m).unwrap();
+        }
+        let (sa, ga) = planes(&area, &[]);
+        let (st, gt) = planes(&terr, &[]);
+        let n = 81;
+        assert!(sa[18 * n..20 * n].contains(&1.0));
+        assert!(st[18 * n..20 * n].iter().all(|&v| v == 0.0));
+        assert_eq!((ga[9], ga[10], ga[11]), (0.0, 0.0, 0.0));
+        assert_eq!((gt[9], gt[10], gt[11]), (1.0, 1.0, 0.0));
+        assert_ne!(ga[18], 0.0);
+        assert_eq!(gt[18], 0.0);
+        // Simple ko: globals 6/7 off.
+        assert_eq!((gt[6], gt[7]), (0.0, 0.0));
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::{Clock, Entry, Game, PlayerClock, TimeControl};
-use crate::rules::{Color, HandicapBonus, KoRule, Move, Position, Ruleset};
+use crate::rules::{Color, HandicapBonus, KoRule, Move, Position, Ruleset, Scoring, Tax};
 use crate::sgf::{write_record, GameRecord, RecordNode, SgfError};
 
 /// Why a saved game could not be restored.
@@ -257,7 +257,18 @@ fn rules_text(r: &Ruleset) -> String {
         HandicapBonus::N => "N",
         HandicapBonus::NMinusOne => "N-1",
     };
-    format!("{ko} {} {bonus}", u8::from(r.suicide_allowed))
+    let scoring = match r.scoring {
+        Scoring::Area => "area",
+        Scoring::Territory => "territory",
+    };
+    let tax = match r.tax {
+        Tax::None => "none",
+        Tax::Seki => "seki",
+    };
+    format!(
+        "{ko} {} {bonus} {scoring} {tax}",
+        u8::from(r.suicide_allowed)
+    )
 }
 
 fn parse_rules_text(t: &str) -> Option<Ruleset> {
@@ -279,11 +290,24 @@ fn parse_rules_text(t: &str) -> Option<Ruleset> {
         "N-1" => HandicapBonus::NMinusOne,
         _ => return None,
     };
+    // Scoring and tax came later: files without them are area, no tax.
+    let scoring = match w.get(3).copied() {
+        None | Some("area") => Scoring::Area,
+        Some("territory") => Scoring::Territory,
+        Some(_) => return None,
+    };
+    let tax = match w.get(4).copied() {
+        None | Some("none") => Tax::None,
+        Some("seki") => Tax::Seki,
+        Some(_) => return None,
+    };
     Some(Ruleset {
         ko,
         suicide_allowed,
         komi: 0.0,
         handicap_bonus,
+        scoring,
+        tax,
     })
 }
 

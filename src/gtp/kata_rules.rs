@@ -1,10 +1,10 @@
 //! KataGo's rules vocabulary for `kata-get-rules` / `kata-set-rules`: a
 //! name (`chinese`, `tromp-taylor`, `nz`, `aga`) or a flat JSON object such
 //! as `{"ko":"POSITIONAL","scoring":"AREA","suicide":false,"komi":7.5}`.
-//! Only area scoring without tax or button is supported.
+//! Area or territory scoring, no tax or the seki tax; no button.
 
 use crate::rules::score::fmt_points;
-use crate::rules::{HandicapBonus, KoRule, Ruleset};
+use crate::rules::{HandicapBonus, KoRule, Ruleset, Scoring, Tax};
 
 /// The rules as KataGo's JSON.
 pub fn to_json(r: &Ruleset) -> String {
@@ -18,8 +18,16 @@ pub fn to_json(r: &Ruleset) -> String {
         HandicapBonus::N => "N",
         HandicapBonus::NMinusOne => "N-1",
     };
+    let scoring = match r.scoring {
+        Scoring::Area => "AREA",
+        Scoring::Territory => "TERRITORY",
+    };
+    let tax = match r.tax {
+        Tax::None => "NONE",
+        Tax::Seki => "SEKI",
+    };
     format!(
-        "{{\"friendlyPassOk\":false,\"hasButton\":false,\"ko\":\"{ko}\",\"komi\":{},\"scoring\":\"AREA\",\"suicide\":{},\"tax\":\"NONE\",\"whiteHandicapBonus\":\"{bonus}\"}}",
+        "{{\"friendlyPassOk\":false,\"hasButton\":false,\"ko\":\"{ko}\",\"komi\":{},\"scoring\":\"{scoring}\",\"suicide\":{},\"tax\":\"{tax}\",\"whiteHandicapBonus\":\"{bonus}\"}}",
         fmt_points(r.komi),
         r.suicide_allowed
     )
@@ -56,13 +64,17 @@ pub fn parse(text: &str, current: &Ruleset) -> Result<Ruleset, String> {
                 }
             }
             "scoring" => {
-                if s != "AREA" {
-                    return Err("unsupported scoring: only AREA".into());
+                r.scoring = match s.as_str() {
+                    "AREA" => Scoring::Area,
+                    "TERRITORY" => Scoring::Territory,
+                    _ => return Err("unsupported scoring: AREA or TERRITORY".into()),
                 }
             }
             "tax" => {
-                if s != "NONE" {
-                    return Err("unsupported tax: only NONE".into());
+                r.tax = match s.as_str() {
+                    "NONE" => Tax::None,
+                    "SEKI" => Tax::Seki,
+                    _ => return Err("unsupported tax: NONE or SEKI".into()),
                 }
             }
             "suicide" | "multiStoneSuicideLegal" => match value {
@@ -186,7 +198,13 @@ mod tests {
         assert_eq!(r.ko, KoRule::Simple);
         assert!(r.suicide_allowed);
         assert_eq!(r.komi, 7.0);
-        assert!(parse(r#"{"scoring":"TERRITORY"}"#, &r).is_err());
+        let t = parse(r#"{"scoring":"TERRITORY","tax":"SEKI"}"#, &r).unwrap();
+        assert_eq!((t.scoring, t.tax), (Scoring::Territory, Tax::Seki));
+        assert_eq!(
+            parse(&to_json(&Ruleset::japanese()), &r),
+            Ok(Ruleset::japanese())
+        );
+        assert!(parse(r#"{"tax":"ALL"}"#, &r).is_err());
         assert!(parse(r#"{"komi":nan}"#, &r).is_err());
         assert!(parse("{", &r).is_err());
     }

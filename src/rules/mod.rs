@@ -24,8 +24,8 @@ pub use board::{check_invariants, Board, Cell, Placed};
 pub use color::Color;
 pub use point::{Move, Point, CELLS, MAX_SIZE, MIN_SIZE, STRIDE};
 pub use position::{IllegalMove, Position, RulesError};
-pub use ruleset::{HandicapBonus, KoRule, Ruleset};
-pub use score::{area_count, AreaCount, Score};
+pub use ruleset::{HandicapBonus, KoRule, Ruleset, Scoring, Tax};
+pub use score::{area_count, AreaCount, Score, TerritoryCount};
 pub use symmetry::Symmetry;
 
 /// Zobrist key of a stone, exposed for code that hashes positions itself.

@@ -1,7 +1,11 @@
-//! Rules as data: ko rule, suicide, komi and handicap compensation.
+//! Rules as data: ko rule, suicide, scoring, komi and handicap
+//! compensation.
 //!
-//! Scoring is always area scoring (Chinese rules C9; Tromp-Taylor counts
-//! the same way once dead stones are removed).
+//! Scoring is area scoring (Chinese rules C9; Tromp-Taylor counts the
+//! same way once dead stones are removed) or territory scoring (Japanese
+//! and Korean rules: surrounded empty points plus prisoners, with the
+//! seki tax: the eyes of groups in seki are not territory), see
+//! [`super::score`].
 
 use std::fmt;
 
@@ -27,6 +31,25 @@ pub enum HandicapBonus {
     NMinusOne,
 }
 
+/// How the board is counted at the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Scoring {
+    /// Stones plus surrounded empty points; dame split (C9).
+    #[default]
+    Area,
+    /// Surrounded empty points plus prisoners; dame count for no one.
+    Territory,
+}
+
+/// Which points a group pays for being alive (KataGo's `tax`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Tax {
+    #[default]
+    None,
+    /// The eyes of groups in seki are no one's (Japanese, Korean).
+    Seki,
+}
+
 /// A complete ruleset.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ruleset {
@@ -37,6 +60,8 @@ pub struct Ruleset {
     /// Komi in points, added to White's area.
     pub komi: f32,
     pub handicap_bonus: HandicapBonus,
+    pub scoring: Scoring,
+    pub tax: Tax,
 }
 
 impl Ruleset {
@@ -48,6 +73,8 @@ impl Ruleset {
             suicide_allowed: false,
             komi: 5.5,
             handicap_bonus: HandicapBonus::N,
+            scoring: Scoring::Area,
+            tax: Tax::None,
         }
     }
 
@@ -58,11 +85,28 @@ impl Ruleset {
             suicide_allowed: true,
             komi: 7.5,
             handicap_bonus: HandicapBonus::Zero,
+            scoring: Scoring::Area,
+            tax: Tax::None,
+        }
+    }
+
+    /// Japanese (and Korean) rules: territory scoring with the seki tax,
+    /// simple ko, no suicide, komi 6.5, no handicap compensation (under
+    /// territory scoring handicap stones earn nothing).
+    pub fn japanese() -> Ruleset {
+        Ruleset {
+            ko: KoRule::Simple,
+            suicide_allowed: false,
+            komi: 6.5,
+            handicap_bonus: HandicapBonus::Zero,
+            scoring: Scoring::Territory,
+            tax: Tax::Seki,
         }
     }
 
     /// A named ruleset: `chinese`, `tromp-taylor` (also `tromp_taylor`,
-    /// `tt`), `new-zealand` (`nz`), `aga`. Case-insensitive. Komi stays
+    /// `tt`), `new-zealand` (`nz`), `aga`, `japanese` (`jp`), `korean`
+    /// (`kr`). Case-insensitive. Komi stays
     /// the ruleset's default.
     pub fn from_name(name: &str) -> Option<Ruleset> {
         let n = name.trim().to_ascii_lowercase().replace(['_', ' '], "-");
@@ -74,13 +118,18 @@ impl Ruleset {
                 suicide_allowed: true,
                 komi: 7.0,
                 handicap_bonus: HandicapBonus::Zero,
+                scoring: Scoring::Area,
+                tax: Tax::None,
             }),
             "aga" => Some(Ruleset {
                 ko: KoRule::Situational,
                 suicide_allowed: false,
                 komi: 7.5,
                 handicap_bonus: HandicapBonus::NMinusOne,
+                scoring: Scoring::Area,
+                tax: Tax::None,
             }),
+            "japanese" | "jp" | "korean" | "kr" | "ko" => Some(Ruleset::japanese()),
             _ => None,
         }
     }

@@ -1,12 +1,95 @@
 //! Area scoring (C9, C10): stones plus surrounded empty points, dame split
 //! half each, komi in points, and the result in points and in the Chinese
-//! "stones" terms.
+//! "stones" terms. Territory scoring (Japanese, Korean): surrounded empty
+//! points plus prisoners (stones captured during the game and dead stones
+//! taken off at the end), dame for no one, and with the seki tax the eyes
+//! of groups in seki for no one either ([`TerritoryCount`]).
 
 use std::fmt;
 
 use super::board::Board;
 use super::color::Color;
 use super::point::{Point, CELLS};
+use super::ruleset::{Ruleset, Scoring, Tax};
+
+/// Territory scoring's points for each side: surrounded empty points
+/// (not touching a group in seki, under the seki tax) plus prisoners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TerritoryCount {
+    pub black: u32,
+    pub white: u32,
+}
+
+/// Counts `board` by territory with the stones in `dead` taken off as
+/// prisoners; `seki` lists stones in seki (only used under [`Tax::Seki`]):
+/// an empty region touching one of them is no one's.
+pub fn territory_count(board: &Board, dead: &[Point], seki: &[Point], tax: Tax) -> TerritoryCount {
+    let (_, owners) = area_with_owners(board, dead);
+    let mut out = TerritoryCount {
+        black: board.captures(Color::Black),
+        white: board.captures(Color::White),
+    };
+    for &p in dead {
+        match board.get(p) {
+            Some(Color::Black) => out.white += 1,
+            Some(Color::White) => out.black += 1,
+            None => {}
+        }
+    }
+    let is_dead = |p: Point| dead.contains(&p);
+    // Empty regions next to a stone in seki (seki tax): flood from each
+    // such region point.
+    let mut taxed = vec![false; CELLS];
+    if tax == Tax::Seki && !seki.is_empty() {
+        let mut stack: Vec<Point> = Vec::new();
+        for &s in seki {
+            for n in s.neighbors() {
+                let empty = n.on_board(board.size()) && (board.is_empty(n) || is_dead(n));
+                if empty && !taxed[n.index()] {
+                    taxed[n.index()] = true;
+                    stack.push(n);
+                }
+            }
+        }
+        while let Some(q) = stack.pop() {
+            for n in q.neighbors() {
+                let empty = n.on_board(board.size()) && (board.is_empty(n) || is_dead(n));
+                if empty && !taxed[n.index()] {
+                    taxed[n.index()] = true;
+                    stack.push(n);
+                }
+            }
+        }
+    }
+    for p in board.points() {
+        let empty = board.is_empty(p) || is_dead(p);
+        if !empty || taxed[p.index()] {
+            continue;
+        }
+        match owners[p.index()] {
+            Some(Color::Black) => out.black += 1,
+            Some(Color::White) => out.white += 1,
+            None => {}
+        }
+    }
+    out
+}
+
+/// Black's margin (komi off, handicap compensation not counted) when the
+/// game ends on `board` with `dead` removed, under `rules`' scoring; `seki`
+/// as for [`territory_count`].
+pub fn margin_under(board: &Board, dead: &[Point], seki: &[Point], rules: &Ruleset) -> f32 {
+    match rules.scoring {
+        Scoring::Area => {
+            let c = area_count(board, dead);
+            c.black() - c.white() - rules.komi
+        }
+        Scoring::Territory => {
+            let t = territory_count(board, dead, seki, rules.tax);
+            t.black as f32 - t.white as f32 - rules.komi
+        }
+    }
+}
 
 /// Raw area count of a board after dead stones are removed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -119,23 +202,47 @@ pub struct Score {
     pub komi: f32,
     /// White's handicap compensation in points.
     pub handicap_points: f32,
+    /// Under territory scoring, the count that decides (`count` is then
+    /// only informative).
+    pub territory: Option<TerritoryCount>,
 }
 
 impl Score {
-    /// Scores `board` with `dead` removed.
+    /// Scores `board` with `dead` removed, by area.
     pub fn new(board: &Board, dead: &[Point], komi: f32, handicap_points: f32) -> Score {
         Score {
             count: area_count(board, dead),
             size: board.size(),
             komi,
             handicap_points,
+            territory: None,
         }
     }
 
-    /// Black's area minus White's area minus komi and compensation: positive
-    /// means Black wins by that many points.
+    /// Scores `board` with `dead` removed under `rules`' scoring (`seki`:
+    /// stones in seki, for the seki tax).
+    pub fn under(
+        board: &Board,
+        dead: &[Point],
+        seki: &[Point],
+        rules: &Ruleset,
+        handicap_points: f32,
+    ) -> Score {
+        let mut s = Score::new(board, dead, rules.komi, handicap_points);
+        if rules.scoring == Scoring::Territory {
+            s.territory = Some(territory_count(board, dead, seki, rules.tax));
+        }
+        s
+    }
+
+    /// Black's points minus White's minus komi and compensation (area, or
+    /// territory when [`Score::territory`] is set): positive means Black
+    /// wins by that many points.
     pub fn margin(&self) -> f32 {
-        self.count.black() - self.count.white() - self.komi - self.handicap_points
+        match self.territory {
+            Some(t) => t.black as f32 - t.white as f32 - self.komi - self.handicap_points,
+            None => self.count.black() - self.count.white() - self.komi - self.handicap_points,
+        }
     }
 
     /// The winner, or `None` for a draw (jigo).
@@ -173,8 +280,20 @@ impl Score {
     }
 
     /// The result in stones: "Black wins by 1¾ stones", "White wins by ¼
-    /// stone", or "Draw (jigo)".
+    /// stone", or "Draw (jigo)"; under territory scoring, in points.
     pub fn stones_string(&self) -> String {
+        if self.territory.is_some() {
+            return match self.winner() {
+                None => "Draw (jigo)".to_string(),
+                Some(c) => {
+                    let who = if c == Color::Black { "Black" } else { "White" };
+                    format!(
+                        "{who} wins by {} points (territory)",
+                        fmt_points(self.margin().abs())
+                    )
+                }
+            };
+        }
         let diff = self.black_count() - self.black_baseline();
         match self.winner() {
             None => "Draw (jigo)".to_string(),
@@ -223,6 +342,33 @@ mod tests {
         let s = Score::new(&b, &[], 0.0, 0.0);
         assert_eq!(s.count.dame, 81);
         assert_eq!(s.result_string(), "0");
+    }
+
+    #[test]
+    fn territory_counts_prisoners_and_leaves_dame_and_seki_eyes_out() {
+        // 5x5: Black column B with A's points, White column D with E's,
+        // column C dame. A white stone at A3 is dead in Black's area.
+        let mut b = Board::new(5);
+        for y in 0..5 {
+            b.set(Point::new(1, y), Some(Color::Black));
+            b.set(Point::new(3, y), Some(Color::White));
+        }
+        b.set(Point::new(0, 2), Some(Color::White));
+        let dead = [Point::new(0, 2)];
+        let t = territory_count(&b, &dead, &[], Tax::Seki);
+        // Black: A1 A2 A3(dead, now empty) A4 A5 = 5 points + 1 prisoner.
+        assert_eq!((t.black, t.white), (6, 5));
+        let japanese = Ruleset::japanese().with_komi(0.5);
+        assert_eq!(margin_under(&b, &dead, &[], &japanese), 0.5);
+        // By area the same board is 10 + 2.5 against 10 + 2.5.
+        let area = Ruleset::chinese().with_komi(0.5);
+        assert_eq!(margin_under(&b, &dead, &[], &area), -0.5);
+        // With column B in seki, Black's eyes are taxed.
+        let seki: Vec<Point> = (0..5).map(|y| Point::new(1, y)).collect();
+        let t = territory_count(&b, &dead, &seki, Tax::Seki);
+        assert_eq!((t.black, t.white), (1, 5));
+        let s = Score::under(&b, &dead, &[], &japanese, 0.0);
+        assert_eq!(s.result_string(), "B+0.5");
     }
 
     #[test]
