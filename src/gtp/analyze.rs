@@ -33,7 +33,8 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::commands::{generate, Reply};
+use super::args::Reply;
+use super::genmove::generate;
 use super::session::{Call, Session};
 use crate::rules::{Color, Move};
 use crate::search::{AnalysisSnapshot, MoveInfo};

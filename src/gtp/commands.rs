@@ -6,22 +6,22 @@
 //! with details after a colon.
 
 use std::path::Path;
-use std::time::Duration;
 
 use super::analyze;
+use super::args::{
+    args_between, color_arg, count_arg, game_err, move_arg, point_arg, secs_arg, short, u32_arg,
+    vertices,
+};
 use super::endgame;
+use super::genmove::generate;
 use super::kata_rules;
 use super::session::{Call, Session};
-use crate::engine::GenmoveOptions;
 use crate::eval::{EvalInput, PREV_BOARDS, RECENT_MOVES};
-use crate::game::clock::parse_secs;
-use crate::game::{display, save, GameError, MoveTime, TimeControl};
+use crate::game::{display, save, GameError, TimeControl};
 use crate::rules::handicap;
-use crate::rules::{Color, Move, Point, MAX_SIZE, MIN_SIZE};
-use crate::search::AnalysisSnapshot;
+use crate::rules::{Color, Point, MAX_SIZE, MIN_SIZE};
 
-/// A handler's reply: the result text or an error message.
-pub type Reply = Result<String, String>;
+pub use super::args::Reply;
 
 /// A command handler.
 pub type Handler = fn(&mut Session, &mut Call) -> Reply;
@@ -99,76 +99,6 @@ table! {
 /// The command called `name` (lower-case).
 pub fn find(name: &str) -> Option<&'static CommandSpec> {
     COMMANDS.iter().find(|c| c.name == name)
-}
-
-// --- Argument helpers ---
-
-pub(super) fn args_between(call: &Call, min: usize, max: usize, usage: &str) -> Result<(), String> {
-    let n = call.args.len();
-    if n < min || n > max {
-        Err(format!("syntax error: usage: {usage}"))
-    } else {
-        Ok(())
-    }
-}
-
-pub(super) fn color_arg(s: &str) -> Result<Color, String> {
-    Color::parse(s).ok_or_else(|| format!("syntax error: invalid color '{}'", short(s)))
-}
-
-/// A move; vertices shaped like `A1` but off this board are "illegal move",
-/// anything else is a syntax error.
-fn move_arg(s: &str, size: usize) -> Result<Move, String> {
-    Move::parse_gtp(s, size).ok_or_else(|| {
-        let b = s.as_bytes();
-        let column = b
-            .first()
-            .is_some_and(|c| c.is_ascii_alphabetic() && !c.eq_ignore_ascii_case(&b'i'));
-        if b.len() >= 2 && column && b[1..].iter().all(u8::is_ascii_digit) {
-            "illegal move: off board".to_string()
-        } else {
-            format!("syntax error: invalid vertex '{}'", short(s))
-        }
-    })
-}
-
-fn point_arg(s: &str, size: usize) -> Result<Point, String> {
-    match move_arg(s, size) {
-        Ok(Move::Place(p)) => Ok(p),
-        Ok(Move::Pass) => Err("syntax error: pass is not a point here".into()),
-        Err(_) => Err(format!("syntax error: invalid vertex '{}'", short(s))),
-    }
-}
-
-fn count_arg(s: &str) -> Result<usize, String> {
-    s.parse::<usize>()
-        .map_err(|_| format!("syntax error: not a count: '{}'", short(s)))
-}
-
-fn secs_arg(s: &str) -> Result<Duration, String> {
-    parse_secs(s).ok_or_else(|| format!("syntax error: not a time in seconds: '{}'", short(s)))
-}
-
-fn u32_arg(s: &str) -> Result<u32, String> {
-    s.parse::<u32>()
-        .map_err(|_| format!("syntax error: not a number: '{}'", short(s)))
-}
-
-/// At most 40 characters of user input, for messages.
-pub(super) fn short(s: &str) -> String {
-    s.chars().take(40).collect()
-}
-
-pub(super) fn vertices(points: &[Point], size: usize) -> String {
-    points
-        .iter()
-        .map(|p| p.to_gtp(size))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn game_err(e: GameError) -> String {
-    e.to_string()
 }
 
 // --- Administrative ---
@@ -374,71 +304,6 @@ fn play(s: &mut Session, call: &mut Call) -> Reply {
         Err(GameError::Illegal(e)) => Err(format!("illegal move: {e}")),
         Err(e) => Err(game_err(e)),
     }
-}
-
-/// Progress output of a genmove that streams analysis.
-pub(super) type Progress<'p> = &'p mut dyn FnMut(&mut Call, &AnalysisSnapshot);
-
-/// Generates a move for `color` with the time the clock allows (counted
-/// from when the command was read); plays it when `commit`. Returns the
-/// vertex, `pass` or `resign` (resigning plays nothing).
-pub(super) fn generate(
-    s: &mut Session,
-    call: &mut Call,
-    color: Color,
-    commit: bool,
-    cleanup: bool,
-    report: Option<(Duration, Progress)>,
-) -> Reply {
-    let size = s.game.size();
-    let elapsed = call.received.elapsed();
-    let time = s
-        .game
-        .clock()
-        .move_time(color, s.game.move_count() as u32, size)
-        .map(|t| MoveTime {
-            normal: t.normal.saturating_sub(elapsed),
-            hard: t.hard.saturating_sub(elapsed),
-        });
-    // A move is owed in full: only an explicit interrupt cuts it short.
-    let stop = call.interrupt;
-    let opts = GenmoveOptions {
-        cleanup,
-        report_every: report.as_ref().map(|r| r.0),
-    };
-    let generated = match report {
-        Some((_, progress)) => {
-            let mut cb = |snap: &AnalysisSnapshot| progress(call, snap);
-            s.engine
-                .genmove_with(&s.game, color, time, stop, opts, Some(&mut cb))
-        }
-        None => s
-            .engine
-            .genmove_with(&s.game, color, time, stop, opts, None),
-    };
-    if generated.resign {
-        if commit {
-            s.game.clock_mut().charge(color, call.received.elapsed());
-        }
-        return Ok("resign".into());
-    }
-    let mv = generated.mv;
-    if commit {
-        if let Err(e) = s.game.play(color, mv) {
-            // The engine guarantees legality; if that ever fails, pass
-            // rather than break the rules.
-            eprintln!(
-                "tengen: internal error: generated {} is illegal ({e}); passing",
-                mv.to_gtp(size)
-            );
-            s.game.play(color, Move::Pass).map_err(game_err)?;
-            s.game.clock_mut().charge(color, call.received.elapsed());
-            return Ok("pass".into());
-        }
-        s.game.clock_mut().charge(color, call.received.elapsed());
-        s.ponder_pending = true;
-    }
-    Ok(mv.to_gtp(size))
 }
 
 fn genmove_command(s: &mut Session, call: &mut Call, commit: bool, cleanup: bool) -> Reply {

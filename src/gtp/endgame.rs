@@ -3,7 +3,7 @@
 //! short search and Benson ([`crate::engine::status`]), so a controller
 //! counting under Chinese rules gets what a human referee would.
 
-use super::commands::{args_between, short, vertices, Reply};
+use super::args::{args_between, short, vertices, Reply};
 use super::session::{Call, Session};
 use crate::rules::Point;
 

@@ -6,8 +6,13 @@
 //! - [`analyze`]: streaming commands (`lz-analyze`, `kata-analyze`,
 //!   `analyze`, the `genmove_analyze` family) in the formats GUIs read.
 //! - [`endgame`]: `final_score`, `final_status_list`, `tengen-judge`.
-//! - [`Session`]: the game, the engine and autosave; executes one line at
-//!   a time and never panics on input.
+//! - `args` (argument parsing, the reply type) and `genmove` (a move on
+//!   the clock): what the handlers share, so no handler file imports
+//!   another.
+//! - [`Session`]: the game, the engine and autosave; `dispatch` executes
+//!   one line at a time on it through the table and never panics on
+//!   input. Dependencies run one way: dispatch → commands → analyze,
+//!   endgame → genmove, args → session.
 //! - [`serve`]: the I/O loop. Standard input is read on its own thread, so
 //!   any new line that arrives while a long command runs (genmove,
 //!   analysis) sets the stop flag that command watches. With pondering on,
@@ -15,9 +20,12 @@
 //!   the next line arrives.
 
 pub mod analyze;
+mod args;
 pub mod commands;
 mod config;
+mod dispatch;
 pub mod endgame;
+mod genmove;
 mod kata_rules;
 pub mod protocol;
 mod session;
