@@ -128,7 +128,7 @@ pub struct Batch {
 }
 
 impl Batch {
-    fn new(size: usize, rows: &[(&Sample, Symmetry)]) -> Batch {
+    pub fn new(size: usize, rows: &[(&Sample, Symmetry)]) -> Batch {
         let n = size * size;
         let b = rows.len();
         let mut out = Batch {
