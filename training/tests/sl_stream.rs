@@ -393,7 +393,7 @@ fn a_killed_run_resumes_at_the_same_step_with_the_same_weights() {
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 3);
     assert!(rows[0].contains("val_top1") && rows[0].contains("val_acc_150"));
-    let top1 = rows[2].split(',').nth(10).unwrap();
+    let top1 = rows[2].split(',').nth(12).unwrap();
     assert!(top1.parse::<f64>().is_ok(), "{top1}");
     let _ = v7::GLOBAL;
 }

@@ -30,18 +30,48 @@ use crate::util::derive_seed;
 /// Game phases for value accuracy: moves played before the position.
 pub const PHASES: [(u16, u16); 3] = [(0, 50), (50, 150), (150, u16::MAX)];
 
-/// The val positions.
+/// The val positions and the file each came from.
+#[derive(Default)]
+pub struct ValSet {
+    pub samples: Vec<Packed>,
+    /// Index into `files` per sample.
+    pub file_of: Vec<usize>,
+    /// File names (without folder).
+    pub files: Vec<String>,
+    pub stats: StreamStats,
+}
+
+impl ValSet {
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+}
+
+/// The val positions (see the module docs).
 pub fn load_val(
     files: &[PathBuf],
     games: usize,
     every: usize,
     size: usize,
     opts: &Options,
-) -> Result<(Vec<Packed>, StreamStats), String> {
-    let mut out = Vec::new();
-    let mut stats = StreamStats::default();
+) -> Result<ValSet, String> {
+    let mut set = ValSet {
+        files: files
+            .iter()
+            .map(|f| {
+                f.file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_default()
+            })
+            .collect(),
+        ..ValSet::default()
+    };
     if files.is_empty() || games == 0 {
-        return Ok((out, stats));
+        return Ok(set);
     }
     let per_file = games.div_ceil(files.len()) as u64;
     let opts = Options {
@@ -63,21 +93,22 @@ pub fn load_val(
                 break;
             }
             taken += 1;
-            stats.games += 1;
+            set.stats.games += 1;
             let mut rng = StdRng::seed_from_u64(derive_seed(fi as u64, 31, i as u64));
             let got = GameRecord::from_bytes(&line)
                 .map_err(|_| super::record::Skip::Parse)
                 .and_then(|rec| game_samples(&rec, size, &opts, &mut rng));
             match got {
                 Ok(s) => {
-                    stats.samples += s.len() as u64;
-                    out.extend(s);
+                    set.stats.samples += s.len() as u64;
+                    set.file_of.extend(std::iter::repeat_n(fi, s.len()));
+                    set.samples.extend(s);
                 }
-                Err(why) => *stats.skipped.entry(format!("{why:?}")).or_default() += 1,
+                Err(why) => *set.stats.skipped.entry(format!("{why:?}")).or_default() += 1,
             }
         }
     }
-    Ok((out, stats))
+    Ok(set)
 }
 
 /// Validation numbers.
@@ -96,13 +127,17 @@ pub struct ValReport {
     pub value_acc_phase: [f64; 3],
     /// Expected calibration error of P(win) (10 equal bins).
     pub value_ece: f64,
+    /// Top-1 by val file (name, top-1, positions with a policy target).
+    pub top1_by_file: Vec<(String, f64, usize)>,
 }
 
-/// Evaluates `samples` in batches of `batch` (no symmetry).
-pub fn evaluate(trainer: &Trainer, samples: &[Packed], batch: usize) -> Option<ValReport> {
+/// Evaluates the val set in batches of `batch` (no symmetry).
+pub fn evaluate(trainer: &Trainer, val: &ValSet, batch: usize) -> Option<ValReport> {
+    let samples = &val.samples[..];
     if samples.is_empty() {
         return None;
     }
+    let mut by_file = vec![(0usize, 0usize); val.files.len()];
     let net = trainer.net.valid();
     let device = trainer.device();
     let mut r = ValReport::default();
@@ -110,7 +145,7 @@ pub fn evaluate(trainer: &Trainer, samples: &[Packed], batch: usize) -> Option<V
     let mut phase = [(0usize, 0usize); 3];
     let mut bins = [(0usize, 0f64, 0usize); 10];
     let mut batches = 0usize;
-    for chunk in samples.chunks(batch.max(1)) {
+    for (ci, chunk) in samples.chunks(batch.max(1)).enumerate() {
         let size = chunk[0].size as usize;
         let n = size * size;
         let full: Vec<_> = chunk.iter().map(Packed::unpack).collect();
@@ -138,6 +173,10 @@ pub fn evaluate(trainer: &Trainer, samples: &[Packed], batch: usize) -> Option<V
                 let better = row.iter().filter(|&&v| v > t).count();
                 pol_n += 1;
                 top1 += usize::from(better == 0);
+                if let Some(f) = val.file_of.get(ci * batch.max(1) + i) {
+                    by_file[*f].0 += 1;
+                    by_file[*f].1 += usize::from(better == 0);
+                }
                 top5 += usize::from(better < 5);
                 ll += t as f64;
             }
@@ -172,6 +211,12 @@ pub fn evaluate(trainer: &Trainer, samples: &[Packed], batch: usize) -> Option<V
     for (acc, &(n, ok)) in r.value_acc_phase.iter_mut().zip(&phase) {
         *acc = frac(ok, n);
     }
+    r.top1_by_file = val
+        .files
+        .iter()
+        .zip(&by_file)
+        .map(|(name, &(n, k))| (name.clone(), frac(k, n), n))
+        .collect();
     r.value_ece = bins
         .iter()
         .filter(|b| b.0 > 0)

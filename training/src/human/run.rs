@@ -115,9 +115,9 @@ pub struct HumanSummary {
     pub stats: StreamStats,
 }
 
-const HEADER: &str = "step,samples,lr,loss,policy,opp,value,score,val_loss,val_policy,val_top1,\
-val_top5,val_policy_ll,val_value_acc,val_acc_0_50,val_acc_50_150,val_acc_150,val_ece,\
-samples_per_s,wait,train_secs,games_read,skipped";
+const HEADER: &str = "step,samples,lr,loss,policy,opp,value,score,val_loss,val_policy,val_value,\
+val_score,val_top1,val_top5,val_policy_ll,val_value_acc,val_acc_0_50,val_acc_50_150,val_acc_150,\
+val_ece,samples_per_s,gflops,wait,train_secs,games_read,skipped";
 
 fn metrics_row(
     out: &Path,
@@ -125,8 +125,7 @@ fn metrics_row(
     lr: f32,
     mean: &LossReport,
     val: Option<&ValReport>,
-    sps: f64,
-    wait: f64,
+    [sps, gflops, wait]: [f64; 3],
 ) -> Result<(), String> {
     let mut line = format!(
         "{},{},{lr:e},{:.5},{:.5},{:.5},{:.5},{:.5},",
@@ -134,9 +133,11 @@ fn metrics_row(
     );
     match val {
         Some(v) => line.push_str(&format!(
-            "{:.5},{:.5},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},",
+            "{:.5},{:.5},{:.5},{:.5},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},",
             v.loss.total,
             v.loss.policy,
+            v.loss.value,
+            v.loss.score,
             v.top1,
             v.top5,
             v.policy_ll,
@@ -146,10 +147,10 @@ fn metrics_row(
             v.value_acc_phase[2],
             v.value_ece
         )),
-        None => line.push_str(",,,,,,,,,,"),
+        None => line.push_str(",,,,,,,,,,,,"),
     }
     line.push_str(&format!(
-        "{sps:.2},{wait:.3},{:.0},{},{}",
+        "{sps:.2},{gflops:.2},{wait:.3},{:.0},{},{}",
         st.train_secs,
         st.stats.games,
         st.stats.skipped_total()
@@ -214,7 +215,7 @@ pub fn run(
         ));
     }
     let val_files = stream::collection_files(&cfg.data, "-val").unwrap_or_default();
-    let (val, val_stats) = eval::load_val(
+    let val = eval::load_val(
         &val_files,
         cfg.val_games,
         cfg.val_every,
@@ -224,8 +225,8 @@ pub fn run(
     eprintln!(
         "val: {} positions from {} games ({} skipped)",
         val.len(),
-        val_stats.games,
-        val_stats.skipped_total()
+        val.stats.games,
+        val.stats.skipped_total()
     );
     let flops = 3 * trainer.net.net.config().flops(state.stream.size);
     let mut data = Stream::start(&state.stream, state.next);
@@ -308,8 +309,7 @@ pub fn run(
                 cfg.lr_at(trainer.step),
                 &mean,
                 v.as_ref(),
-                sps,
-                wait,
+                [sps, sps * flops as f64 / 1e9, wait],
             )?;
             if let Some(v) = &v {
                 eprintln!(
@@ -325,6 +325,9 @@ pub fn run(
                     100.0 * v.value_acc_phase[2],
                     v.value_ece
                 );
+                for (name, top1, n) in &v.top1_by_file {
+                    eprintln!("  {name}: top-1 {:.1}% of {n}", 100.0 * top1);
+                }
             }
             last_val = v;
             sum = LossReport::default();
