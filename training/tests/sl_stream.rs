@@ -397,3 +397,51 @@ fn a_killed_run_resumes_at_the_same_step_with_the_same_weights() {
     assert!(top1.parse::<f64>().is_ok(), "{top1}");
     let _ = v7::GLOBAL;
 }
+
+/// The shared dataset, when this machine has it (tests run in training/).
+fn shared_dataset() -> Option<PathBuf> {
+    [
+        "../../shared/datasets/human-19x19",
+        "../shared/datasets/human-19x19",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.join("kgs-6d-val.sgfs.gz").exists())
+}
+
+#[test]
+fn the_real_val_collections_read_cleanly() {
+    let Some(dir) = shared_dataset() else {
+        eprintln!("skipped: ../shared/datasets/human-19x19 is not on this machine");
+        return;
+    };
+    let files = stream::collection_files(&dir, "-val").unwrap();
+    let mut handicap = 0;
+    let mut territory = 0;
+    let mut games = 0;
+    for f in &files {
+        let text = {
+            use std::io::Read;
+            let mut s = String::new();
+            flate2::read::MultiGzDecoder::new(std::fs::File::open(f).unwrap())
+                .read_to_string(&mut s)
+                .unwrap();
+            s
+        };
+        for line in text.lines().take(150) {
+            let rec = GameRecord::from_sgf(line).unwrap();
+            let mut rng = StdRng::seed_from_u64(0);
+            let opts = Options {
+                keep: 0.02,
+                ..Options::default()
+            };
+            let s = game_samples(&rec, 19, &opts, &mut rng)
+                .unwrap_or_else(|e| panic!("{}: {e:?}: {line}", f.display()));
+            games += 1;
+            handicap += usize::from(rec.handicap.is_some_and(|h| h >= 2));
+            territory += usize::from(s.first().is_some_and(|p| p.global[9] == 1.0));
+        }
+    }
+    assert_eq!(games, 300);
+    assert!(handicap > 10 && territory > 50, "{handicap} {territory}");
+}

@@ -104,7 +104,8 @@ pub struct HumanSummary {
     pub step: u64,
     pub steps_run: u64,
     pub samples_per_sec: f64,
-    /// Share of the loop's time the trainer waited for data.
+    /// Share of the loop's time the trainer waited for data (after the
+    /// first batch, which waits for the stream to start).
     pub wait_fraction: f64,
     /// Training FLOPs per position: 3 × the forward pass's (forward,
     /// input gradients, weight gradients; convolutions at direct FLOPs).
@@ -246,9 +247,16 @@ pub fn run(
         let t1 = Instant::now();
         let r = trainer.step(&sb.batch, cfg.lr_at(trainer.step));
         let dt = t1.elapsed();
-        waited += t1 - t0;
-        trained += dt + (t1 - t0);
-        since_ckpt += dt + (t1 - t0);
+        // The first batch waits for the stream to start (counting the
+        // files, building the first window): startup, not throughput.
+        let wait_now = if trainer.step == start_step + 1 {
+            Duration::ZERO
+        } else {
+            t1 - t0
+        };
+        waited += wait_now;
+        trained += dt + wait_now;
+        since_ckpt += dt + wait_now;
         if !r.total.is_finite() {
             return Err(format!(
                 "loss is not finite at step {}; lower the learning rate",
@@ -259,7 +267,7 @@ pub fn run(
         count += 1;
         samples_run += sb.batch.rows as u64;
         state.samples += sb.batch.rows as u64;
-        state.train_secs += (dt + (t1 - t0)).as_secs_f64();
+        state.train_secs += (dt + wait_now).as_secs_f64();
         state.next = stream::after(sb.pos);
         state.stats = sb.stats;
         state.step = trainer.step;

@@ -128,6 +128,8 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// Host arrays of `rows` (samples of board `size`, each under its
+    /// symmetry).
     pub fn new(size: usize, rows: &[(&Sample, Symmetry)]) -> Batch {
         let n = size * size;
         let b = rows.len();
