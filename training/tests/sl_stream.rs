@@ -316,7 +316,14 @@ fn a_restarted_stream_gives_the_same_next_batch() {
     drop(s);
     assert!(all.iter().any(|b| b.pos.epoch == 1), "crossed an epoch");
     assert!(all.iter().any(|b| b.pos.window >= 2));
-    for k in [0, 5, 17, 33] {
+    // Including the last batch of a window and of the epoch.
+    let last_of_epoch = (0..all.len() - 1)
+        .find(|&k| all[k].pos.epoch == 0 && all[k + 1].pos.epoch == 1)
+        .unwrap();
+    let last_of_window = (0..all.len() - 1)
+        .find(|&k| all[k].pos.window != all[k + 1].pos.window)
+        .unwrap();
+    for k in [0, 5, 17, 33, last_of_epoch, last_of_window] {
         let mut again = Stream::start(&cfg, stream::after(all[k].pos));
         let next = again.next_batch().unwrap();
         assert_eq!(next.pos, all[k + 1].pos, "after batch {k}");
