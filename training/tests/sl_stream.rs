@@ -295,6 +295,24 @@ fn malformed_records_are_skipped_and_counted() {
     assert!(parse >= 1 && parse + empty <= 2, "{sk:?}");
 }
 
+#[test]
+fn a_damaged_file_ends_early_and_is_counted() {
+    let root = common::tmp("sls-trunc");
+    let dir = dataset(&root, 8, &[]);
+    // Cut the second train file in the middle of its gzip stream.
+    let f = dir.join("x-train-01.sgfs.gz");
+    let bytes = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &bytes[..bytes.len() / 2]).unwrap();
+    let cfg = StreamConfig {
+        window_games: 100,
+        ..stream_cfg(&dir)
+    };
+    let mut s = Stream::start(&cfg, StreamPos::default());
+    let b = s.next_batch().unwrap();
+    assert_eq!(b.stats.skipped.get("ReadError"), Some(&1), "{:?}", b.stats);
+    assert!(b.stats.games >= 4, "the first file is read whole");
+}
+
 fn same_batch(a: &tengen_train::train::data::Batch, b: &tengen_train::train::data::Batch) -> bool {
     a.rows == b.rows
         && a.spatial == b.spatial

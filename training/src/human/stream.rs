@@ -24,7 +24,9 @@
 //! A builder thread parses and replays games into windows; a batcher
 //! thread expands packed positions into batches; both hand over through
 //! bounded channels, so the training thread only receives ready batches.
-//! Malformed records are skipped and counted by reason ([`Skip`]).
+//! Malformed records are skipped and counted by reason ([`Skip`]); a file
+//! that cannot be read to its end (a damaged gzip stream) counts as one
+//! `ReadError` and is used up to the damage, the other files going on.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -106,14 +108,27 @@ impl Lines {
     }
 }
 
-/// Games (non-empty lines) in a collection.
+/// Games (non-empty lines) in a collection; a read error (damaged gzip)
+/// ends the count there, with a message. A file that cannot be opened is
+/// an error.
 pub fn count_games(path: &Path) -> Result<u64, String> {
+    count_readable(path).map(|(n, _)| n)
+}
+
+/// The readable games of a file and whether a read error cut it short.
+fn count_readable(path: &Path) -> Result<(u64, bool), String> {
     let mut l = Lines::open(path)?;
     let mut n = 0;
-    while l.next()?.is_some() {
-        n += 1;
+    loop {
+        match l.next() {
+            Ok(Some(_)) => n += 1,
+            Ok(None) => return Ok((n, false)),
+            Err(e) => {
+                eprintln!("{e}: using the {n} games before it");
+                return Ok((n, true));
+            }
+        }
     }
-    Ok(n)
 }
 
 /// Names a batch of the stream (see the module docs).
@@ -167,6 +182,8 @@ struct EpochReader {
     rng: StdRng,
     /// Games handed out this epoch.
     index: u64,
+    /// Files cut short by a read error this epoch.
+    read_errors: u64,
 }
 
 impl EpochReader {
@@ -180,6 +197,7 @@ impl EpochReader {
             remaining: counts.to_vec(),
             rng: StdRng::seed_from_u64(derive_seed(cfg.seed, 21, epoch)),
             index: 0,
+            read_errors: 0,
         })
     }
 
@@ -205,13 +223,22 @@ impl EpochReader {
                 })
                 .unwrap_or(0);
             self.remaining[f] -= 1;
-            if let Some(line) = self.files[f].next()? {
-                self.index += 1;
-                let at = format!("{}:{}", self.files[f].path.display(), self.files[f].line);
-                return Ok(Some((line, at)));
+            match self.files[f].next() {
+                Ok(Some(line)) => {
+                    self.index += 1;
+                    let at = format!("{}:{}", self.files[f].path.display(), self.files[f].line);
+                    return Ok(Some((line, at)));
+                }
+                // The file is shorter than counted: it is done.
+                Ok(None) => self.remaining[f] = 0,
+                // A damaged file (e.g. truncated gzip): the rest of it is
+                // lost, the other files go on.
+                Err(e) => {
+                    eprintln!("{e}: skipping the rest of this file");
+                    self.read_errors += 1;
+                    self.remaining[f] = 0;
+                }
             }
-            // The file is shorter than counted: it is done.
-            self.remaining[f] = 0;
         }
     }
 }
@@ -235,18 +262,23 @@ fn build_windows(
     start: StreamPos,
     tx: SyncSender<Result<Window, String>>,
 ) -> Result<(), String> {
-    let counts: Vec<u64> = cfg
+    let counted: Vec<(u64, bool)> = cfg
         .files
         .iter()
-        .map(|p| count_games(p))
+        .map(|p| count_readable(p))
         .collect::<Result<_, _>>()?;
+    let counts: Vec<u64> = counted.iter().map(|c| c.0).collect();
+    let mut stats = StreamStats::default();
+    let damaged = counted.iter().filter(|c| c.1).count() as u64;
+    if damaged > 0 {
+        stats.skipped.insert("ReadError".into(), damaged);
+    }
     if counts.iter().sum::<u64>() == 0 {
         return Err("the training collections hold no games".into());
     }
     let w = cfg.window_games.max(1) as u64;
     let (mut epoch, mut window) = (start.epoch, start.window);
     let mut reader = EpochReader::open(&cfg, &counts, epoch)?;
-    let mut stats = StreamStats::default();
     let mut logged = 0;
     loop {
         // Skip to the window's first game (only after a resume).
@@ -281,6 +313,10 @@ fn build_windows(
                     }
                 }
             }
+        }
+        if reader.read_errors > 0 {
+            *stats.skipped.entry("ReadError".into()).or_default() += reader.read_errors;
+            reader.read_errors = 0;
         }
         if games == 0 {
             // The epoch is over.
