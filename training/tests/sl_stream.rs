@@ -470,3 +470,18 @@ fn the_real_val_collections_read_cleanly() {
     assert_eq!(games, 300);
     assert!(handicap > 10 && territory > 50, "{handicap} {territory}");
 }
+
+#[test]
+fn the_val_subset_is_the_same_every_time() {
+    let root = common::tmp("sls-val");
+    let dir = dataset(&root, 4, &[]);
+    let files = stream::collection_files(&dir, "-val").unwrap();
+    let load =
+        || tengen_train::human::eval::load_val(&files, 3, 2, 9, &Options::default()).unwrap();
+    let (a, b) = (load(), load());
+    assert_eq!(a.stats.games, 3);
+    assert!(!a.is_empty());
+    assert_eq!(a.samples, b.samples);
+    assert_eq!(a.file_of.len(), a.len());
+    assert_eq!(a.files, vec!["x-val.sgfs.gz".to_string()]);
+}
