@@ -17,6 +17,7 @@ pub mod arena;
 pub mod elo;
 pub mod game;
 pub mod gtp_client;
+pub mod human;
 pub mod looping;
 pub mod metrics;
 pub mod model;

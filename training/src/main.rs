@@ -91,6 +91,25 @@ enum Cmd {
         #[command(flatten)]
         tr: TrArgs,
     },
+    /// Supervised learning at scale from gzip SGF collections (one game
+    /// per line), streamed: each game's handicap, komi and rules in the
+    /// inputs, checkpoints every few minutes, exact resume (run the same
+    /// command again).
+    SlStream {
+        /// Folder of *-train-*.sgfs.gz and *-val*.sgfs.gz, read in place.
+        #[arg(long, default_value = "../shared/datasets/human-19x19/")]
+        data: PathBuf,
+        /// Checkpoints, metrics.csv and model.safetensors go here.
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "b6c64")]
+        arch: String,
+        /// Start from this exported model instead of a fresh net.
+        #[arg(long)]
+        init: Option<PathBuf>,
+        #[command(flatten)]
+        s: StreamArgs,
+    },
     /// Candidate against the best net; promote the winner.
     Gate {
         #[arg(long)]
@@ -244,6 +263,98 @@ impl TrArgs {
             seed: self.seed,
             lr_end: self.lr_end,
         }
+    }
+}
+
+#[derive(Args, Clone)]
+struct StreamArgs {
+    #[arg(long, default_value_t = 19)]
+    size: usize,
+    /// Policy targets only from moves of players ranked at least this
+    /// (BR/WR, e.g. 6d; an unknown rank does not qualify).
+    #[arg(long)]
+    min_rank: Option<String>,
+    /// Moves by this player (PB/PW) are no policy target; repeatable.
+    #[arg(long, value_name = "NAME")]
+    no_policy_for: Vec<String>,
+    /// Count +Time results as value targets (default: no value target).
+    #[arg(long)]
+    time_value: bool,
+    /// Probability of keeping each position of a game.
+    #[arg(long, default_value_t = 0.5)]
+    keep: f64,
+    /// Games per shuffle window.
+    #[arg(long, default_value_t = 2000)]
+    window_games: usize,
+    #[arg(long, default_value_t = 128)]
+    batch: usize,
+    #[arg(long, default_value_t = 1e-3)]
+    lr: f32,
+    /// Fall linearly from --lr to this by the last step.
+    #[arg(long)]
+    lr_end: Option<f32>,
+    /// Train until this many steps in total.
+    #[arg(long, default_value_t = 100_000)]
+    steps: u64,
+    /// Checkpoint and validate after this many minutes of training.
+    #[arg(long, default_value_t = 10.0)]
+    checkpoint_minutes: f64,
+    /// Also every this many steps (0: by time only).
+    #[arg(long, default_value_t = 0)]
+    checkpoint_every: u64,
+    /// Val subset: games, spread over the val files...
+    #[arg(long, default_value_t = 200)]
+    val_games: usize,
+    /// ...and one in this many of their positions.
+    #[arg(long, default_value_t = 10)]
+    val_every: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long)]
+    no_augment: bool,
+    /// Batches prepared ahead of the trainer.
+    #[arg(long, default_value_t = 16)]
+    queue: usize,
+    /// Seconds between progress lines on stderr (0: none).
+    #[arg(long, default_value_t = 60.0)]
+    progress_secs: f64,
+    /// Stop with a checkpoint after this many steps in this process
+    /// (measurements; the run resumes with the same command).
+    #[arg(long)]
+    stop_after: Option<u64>,
+}
+
+impl StreamArgs {
+    fn config(&self, data: &Path) -> Result<tengen_train::human::run::HumanConfig, String> {
+        use tengen_train::human::record::{parse_rank, Options};
+        let min_rank = match &self.min_rank {
+            Some(r) => Some(parse_rank(r).ok_or_else(|| format!("bad --min-rank {r:?}"))?),
+            None => None,
+        };
+        Ok(tengen_train::human::run::HumanConfig {
+            data: data.to_path_buf(),
+            size: self.size,
+            options: Options {
+                min_rank,
+                no_policy_for: self.no_policy_for.clone(),
+                time_value: self.time_value,
+                keep: self.keep,
+            },
+            window_games: self.window_games,
+            batch: self.batch,
+            lr: self.lr,
+            lr_end: self.lr_end,
+            steps: self.steps,
+            checkpoint_minutes: self.checkpoint_minutes,
+            checkpoint_every: self.checkpoint_every,
+            val_games: self.val_games,
+            val_every: self.val_every,
+            seed: self.seed,
+            augment: !self.no_augment,
+            queue: self.queue,
+            progress_secs: self.progress_secs,
+            stop_after: self.stop_after,
+        })
     }
 }
 
@@ -492,6 +603,21 @@ fn run(cli: Cli) -> Result<(), String> {
                 &b,
             )?;
             b.finish();
+            print_json(&t);
+        }
+        Cmd::SlStream {
+            data,
+            out,
+            arch,
+            init,
+            s,
+        } => {
+            let cfg = s.config(&data)?;
+            let init = match init {
+                Some(p) => Init::Model(p),
+                None => Init::Fresh(parse_arch(&arch)?),
+            };
+            let t = tengen_train::human::run::run(&cfg, &out, &init, &device)?;
             print_json(&t);
         }
         Cmd::Gate {

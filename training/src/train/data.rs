@@ -128,7 +128,9 @@ pub struct Batch {
 }
 
 impl Batch {
-    fn new(size: usize, rows: &[(&Sample, Symmetry)]) -> Batch {
+    /// Host arrays of `rows` (samples of board `size`, each under its
+    /// symmetry).
+    pub fn new(size: usize, rows: &[(&Sample, Symmetry)]) -> Batch {
         let n = size * size;
         let b = rows.len();
         let mut out = Batch {

@@ -140,6 +140,11 @@ impl Trainer {
         }
     }
 
+    /// The (plain) device it trains on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
     /// One optimizer step on `batch`.
     pub fn step(&mut self, batch: &data::Batch, lr: f32) -> LossReport {
         let ad = self.device.clone().autodiff();
@@ -168,8 +173,9 @@ impl Trainer {
         Some(sum)
     }
 
-    /// Writes a checkpoint into `out` (see the module docs).
-    pub fn save(&self, out: &Path, state: &TrainState) -> Result<(), String> {
+    /// Writes a checkpoint into `out` (see the module docs); `state` is
+    /// [`TrainState`] or another record with a `step` field.
+    pub fn save<S: serde::Serialize>(&self, out: &Path, state: &S) -> Result<(), String> {
         let name = format!("ckpt-{:010}", self.step);
         let dir = out.join(&name);
         let _ = std::fs::remove_dir_all(&dir);
@@ -198,17 +204,28 @@ impl Trainer {
 
     /// Loads the newest checkpoint in `out`, if any.
     pub fn load(out: &Path, device: &Device) -> Result<Option<(Trainer, TrainState)>, String> {
+        Trainer::load_as(out, device)
+    }
+
+    /// [`Trainer::load`] with any state record that has a `step` field.
+    pub fn load_as<S: serde::de::DeserializeOwned>(
+        out: &Path,
+        device: &Device,
+    ) -> Result<Option<(Trainer, S)>, String> {
         let latest = match std::fs::read_to_string(out.join("LATEST")) {
             Ok(s) => s.trim().to_string(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("{}: {e}", out.join("LATEST").display())),
         };
         let dir = out.join(&latest);
-        let state: TrainState = serde_json::from_slice(
-            &std::fs::read(dir.join("state.json"))
-                .map_err(|e| format!("{}: {e}", dir.join("state.json").display()))?,
-        )
-        .map_err(|e| format!("{}: {e}", dir.join("state.json").display()))?;
+        let path = dir.join("state.json");
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let state: S =
+            serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let step = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| v.get("step")?.as_u64())
+            .ok_or_else(|| format!("{}: no step", path.display()))?;
         let net =
             TrainNet::read(&dir.join("net.safetensors"), device).map_err(|e| e.to_string())?;
         let mut t = Trainer::new(net, device);
@@ -216,7 +233,7 @@ impl Trainer {
             .optim
             .load(dir.join("optim.bpk"))
             .map_err(|e| format!("{}: {e:?}", dir.join("optim.bpk").display()))?;
-        t.step = state.step;
+        t.step = step;
         Ok(Some((t, state)))
     }
 }

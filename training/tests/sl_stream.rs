@@ -1,0 +1,487 @@
+//! Streaming SL from gzip SGF collections: each game's handicap, komi and
+//! rules reach the inputs, targets are masked by result kind and rank,
+//! malformed records are skipped and counted, and a resumed stream or
+//! run continues exactly. All data is synthetic, written to a temp dir.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use burn::tensor::Device;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tengen::features::v7;
+use tengen::rules::{Color, Move, Point, Position, Ruleset};
+use tengen::sgf::GameRecord;
+use tengen_train::human::packed::Packed;
+use tengen_train::human::record::{game_samples, Options, Skip};
+use tengen_train::human::run::{self, HumanConfig};
+use tengen_train::human::stream::{self, Stream, StreamConfig, StreamPos};
+use tengen_train::shard::{HAS_OWNERSHIP, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
+use tengen_train::train::Init;
+
+/// flex sums in rayon's pool: one thread for bit-exact comparisons.
+fn one_thread() {
+    std::env::set_var("RAYON_NUM_THREADS", "1");
+}
+
+/// A random legal game of `moves` moves on `size` (root `head` given).
+fn random_game(size: usize, moves: usize, head: &str, seed: u64) -> String {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut pos = Position::new(size, Ruleset::chinese()).unwrap();
+    let mut s = format!("(;GM[1]FF[4]SZ[{size}]{head}");
+    for _ in 0..moves {
+        let legal: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| *m != Move::Pass)
+            .collect();
+        let mv = legal[rng.random_range(0..legal.len())];
+        let c = pos.to_move();
+        pos.play(c, mv).unwrap();
+        let v = match mv {
+            Move::Place(p) => p.to_sgf(),
+            Move::Pass => String::new(),
+        };
+        s.push_str(&format!(";{}[{v}]", c.letter()));
+    }
+    s.push(')');
+    s
+}
+
+fn write_collection(path: &Path, lines: &[String]) {
+    let f = std::fs::File::create(path).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(f, flate2::Compression::fast());
+    for l in lines {
+        gz.write_all(l.as_bytes()).unwrap();
+        gz.write_all(b"\n").unwrap();
+    }
+    gz.finish().unwrap();
+}
+
+fn samples(sgf: &str, opts: &Options) -> Result<Vec<Packed>, Skip> {
+    let rec = GameRecord::from_sgf(sgf).unwrap();
+    let mut rng = StdRng::seed_from_u64(1);
+    game_samples(&rec, rec.size, opts, &mut rng)
+}
+
+fn plane(p: &Packed, plane: usize, pt: Point) -> bool {
+    let n = (p.size as usize).pow(2);
+    let i = plane * n + pt.dense(p.size as usize);
+    p.unpack().spatial[i] == 1.0
+}
+
+#[test]
+fn handicap_stones_are_set_up_with_the_bonus_of_the_rules() {
+    let dd = Point::new(3, 3);
+    let pp = Point::new(15, 15);
+    // Chinese: White gets one point per handicap stone on top of komi.
+    let g = "(;GM[1]SZ[19]KM[0.5]HA[2]RU[Chinese]RE[W+Resign]AB[dd][pp];W[qd];B[dp])";
+    let s = samples(g, &Options::default()).unwrap();
+    assert_eq!(s.len(), 2);
+    // White to move first; Black's stones are the opponent's (plane 2).
+    assert!(plane(&s[0], 2, dd) && plane(&s[0], 2, pp));
+    assert!(!plane(&s[0], 1, dd));
+    assert_eq!(s[0].global[5], (0.5 + 2.0) / 20.0);
+    // Black to move next: its own stones, komi from its view.
+    assert!(plane(&s[1], 1, dd));
+    assert_eq!(s[1].global[5], -(0.5 + 2.0) / 20.0);
+    // Japanese: no bonus (the komi already says it all).
+    let j = g.replace("RU[Chinese]", "RU[Japanese]");
+    let s = samples(&j, &Options::default()).unwrap();
+    assert_eq!(s[0].global[5], 0.5 / 20.0);
+    // AGA: N - 1.
+    let a = g.replace("RU[Chinese]", "RU[AGA]");
+    let s = samples(&a, &Options::default()).unwrap();
+    assert_eq!(s[0].global[5], (0.5 + 1.0) / 20.0);
+    // Setup other than Black's at the root: skipped.
+    let bad = "(;GM[1]SZ[19]AW[dd];B[pp])";
+    assert_eq!(samples(bad, &Options::default()), Err(Skip::Setup));
+}
+
+#[test]
+fn komi_and_rules_reach_the_inputs() {
+    let body = ";B[pd];W[dp];B[pp])";
+    let g = |root: &str| format!("(;GM[1]SZ[19]{root}RE[B+Resign]{body}");
+    // No RU (Tom): Chinese, area scoring, positional superko.
+    let s = samples(&g("KM[7.5]"), &Options::default()).unwrap();
+    let b = &s[0].global;
+    assert_eq!(b[5], -7.5 / 20.0);
+    assert_eq!((b[6], b[7], b[8], b[9], b[10]), (1.0, 0.5, 0.0, 0.0, 0.0));
+    assert_ne!(b[18], 0.0, "parity wave under area scoring");
+    let c = samples(&g("KM[7.5]RU[Chinese]"), &Options::default()).unwrap();
+    assert_eq!(c[0].global, s[0].global);
+    // The game's own komi.
+    let s = samples(&g("KM[6.5]"), &Options::default()).unwrap();
+    assert_eq!(s[0].global[5], -6.5 / 20.0);
+    assert_eq!(s[1].global[5], 6.5 / 20.0);
+    // Japanese: territory scoring with seki tax, simple ko, no wave, no
+    // area planes.
+    let s = samples(&g("KM[6.5]RU[Japanese]"), &Options::default()).unwrap();
+    let j = &s[2].global;
+    assert_eq!(
+        (j[6], j[7], j[8], j[9], j[10], j[18]),
+        (0.0, 0.0, 0.0, 1.0, 1.0, 0.0)
+    );
+    let n = 361;
+    let sp = s[2].unpack().spatial;
+    assert!(sp[18 * n..20 * n].iter().all(|&v| v == 0.0));
+    // AGA and NZ: situational superko; NZ allows suicide.
+    let a = samples(&g("KM[7.5]RU[AGA]"), &Options::default()).unwrap();
+    assert_eq!(
+        (a[0].global[6], a[0].global[7], a[0].global[8]),
+        (1.0, -0.5, 0.0)
+    );
+    let z = samples(&g("KM[7]RU[NZ]"), &Options::default()).unwrap();
+    assert_eq!(
+        (z[0].global[7], z[0].global[8], z[0].global[9]),
+        (-0.5, 1.0, 0.0)
+    );
+    // Unknown rules: skipped, not guessed.
+    assert_eq!(
+        samples(&g("RU[Ing-ish]"), &Options::default()),
+        Err(Skip::Rules)
+    );
+}
+
+#[test]
+fn targets_are_masked_by_result_kind() {
+    let g = |re: &str| format!("(;GM[1]SZ[19]KM[6.5]{re};B[pd];W[dp];B[pp])");
+    let flags = |re: &str, opts: &Options| {
+        samples(&g(re), opts)
+            .unwrap()
+            .iter()
+            .map(|s| (s.flags, s.outcome, s.score))
+            .collect::<Vec<_>>()
+    };
+    let d = Options::default();
+    // A margin: value and score, from the mover's view.
+    let f = flags("RE[W+12.5]", &d);
+    assert_eq!(f[0], (HAS_POLICY | HAS_VALUE | HAS_SCORE, -1, -12.5));
+    assert_eq!(f[1], (HAS_POLICY | HAS_VALUE | HAS_SCORE, 1, 12.5));
+    // Resignation: value only.
+    assert_eq!(
+        flags("RE[B+Resign]", &d)[0],
+        (HAS_POLICY | HAS_VALUE, 1, 0.0)
+    );
+    // Time: no value by default; a value with --time-value.
+    assert_eq!(flags("RE[B+Time]", &d)[0], (HAS_POLICY, 0, 0.0));
+    let t = Options {
+        time_value: true,
+        ..Options::default()
+    };
+    assert_eq!(
+        flags("RE[B+Time]", &t)[1],
+        (HAS_POLICY | HAS_VALUE, -1, 0.0)
+    );
+    // Forfeit, Void, no result, nonsense: policy only.
+    for re in ["RE[W+Forfeit]", "RE[Void]", "", "RE[?]"] {
+        assert!(flags(re, &d).iter().all(|f| f.0 == HAS_POLICY), "{re}");
+    }
+    // Draw: value 0 and score 0.
+    assert_eq!(
+        flags("RE[0]", &d)[0],
+        (HAS_POLICY | HAS_VALUE | HAS_SCORE, 0, 0.0)
+    );
+    // Ownership is never known here.
+    for re in ["RE[W+12.5]", "RE[B+Resign]"] {
+        let s = samples(&g(re), &d).unwrap();
+        assert!(s.iter().all(|s| s.flags & HAS_OWNERSHIP == 0));
+        assert!(s
+            .iter()
+            .all(|s| s.unpack().ownership.iter().all(|&o| o == 0)));
+    }
+}
+
+#[test]
+fn policy_only_from_strong_or_unnamed_players() {
+    let g = "(;GM[1]SZ[19]PB[kyu]PW[dan]BR[3d]WR[7d?]RE[W+Resign];B[pd];W[dp];B[pp];W[dd])";
+    let opts = Options {
+        min_rank: Some(6),
+        ..Options::default()
+    };
+    let s = samples(g, &opts).unwrap();
+    // Black (3d) teaches no move; White (7d) does.
+    assert_eq!(s[0].flags & HAS_POLICY, 0);
+    assert_eq!(s[0].policy, NO_MOVE);
+    assert_ne!(s[1].flags & HAS_POLICY, 0);
+    // Both still teach value.
+    assert!(s.iter().all(|s| s.flags & HAS_VALUE != 0));
+    // The opponent-reply target follows the same rule.
+    assert_ne!(s[0].opp, NO_MOVE);
+    assert_eq!(s[1].opp, NO_MOVE);
+    // --no-policy-for by name.
+    let by_name = Options {
+        no_policy_for: vec!["DAN".into()],
+        ..Options::default()
+    };
+    let s = samples(g, &by_name).unwrap();
+    assert_ne!(s[0].flags & HAS_POLICY, 0);
+    assert_eq!(s[1].flags & HAS_POLICY, 0);
+    // An unknown rank does not qualify.
+    let s = samples("(;GM[1]SZ[19];B[pd];W[dp])", &opts).unwrap();
+    assert!(s.iter().all(|s| s.flags & HAS_POLICY == 0));
+    let _ = Color::Black;
+}
+
+/// A data folder of 9×9 games: `train` games in two train files, 6 val.
+fn dataset(root: &Path, train: usize, extra: &[String]) -> PathBuf {
+    let dir = root.join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let games: Vec<String> = (0..train)
+        .map(|i| random_game(9, 12 + i % 5, "KM[7]RE[B+Resign]", i as u64))
+        .collect();
+    let (a, b) = games.split_at(train / 2);
+    let mut a = a.to_vec();
+    a.extend_from_slice(extra);
+    write_collection(&dir.join("x-train-00.sgfs.gz"), &a);
+    write_collection(&dir.join("x-train-01.sgfs.gz"), b);
+    let val: Vec<String> = (0..6)
+        .map(|i| random_game(9, 20, "KM[7]RE[W+3]", 1000 + i))
+        .collect();
+    write_collection(&dir.join("x-val.sgfs.gz"), &val);
+    dir
+}
+
+fn stream_cfg(dir: &Path) -> StreamConfig {
+    StreamConfig {
+        files: stream::collection_files(dir, "-train-").unwrap(),
+        size: 9,
+        options: Options {
+            keep: 0.7,
+            ..Options::default()
+        },
+        window_games: 3,
+        batch: 4,
+        augment: true,
+        seed: 9,
+        queue: 2,
+    }
+}
+
+#[test]
+fn malformed_records_are_skipped_and_counted() {
+    let root = common::tmp("sls-bad");
+    let extra = vec![
+        "this is not sgf".to_string(),
+        "(;GM[1]SZ[9];B[ee];W[ee])".to_string(),
+        "(;GM[1]SZ[13];B[ee];W[dd])".to_string(),
+        "(;GM[1]SZ[9]RU[Martian];B[ee])".to_string(),
+        "(;GM[1]SZ[9]AW[aa];B[ee])".to_string(),
+        "(;GM[1]SZ[9];B[ee];W[d".to_string(),
+        String::new(),
+    ];
+    let dir = dataset(&root, 4, &extra);
+    assert_eq!(
+        stream::count_games(&dir.join("x-train-00.sgfs.gz")).unwrap(),
+        8
+    );
+    let cfg = StreamConfig {
+        window_games: 100,
+        ..stream_cfg(&dir)
+    };
+    let mut s = Stream::start(&cfg, StreamPos::default());
+    let b = s.next_batch().unwrap();
+    let sk = &b.stats.skipped;
+    assert_eq!(b.stats.games, 10, "blank lines are no games");
+    assert_eq!(sk.get("Illegal"), Some(&1));
+    assert_eq!(sk.get("Size"), Some(&1));
+    assert_eq!(sk.get("Rules"), Some(&1));
+    assert_eq!(sk.get("Setup"), Some(&1));
+    // Garbage text, and a truncated tree if the parser does not repair it.
+    let parse = sk.get("Parse").copied().unwrap_or(0);
+    let empty = sk.get("Empty").copied().unwrap_or(0);
+    assert!(parse >= 1 && parse + empty <= 2, "{sk:?}");
+}
+
+#[test]
+fn a_damaged_file_ends_early_and_is_counted() {
+    let root = common::tmp("sls-trunc");
+    let dir = dataset(&root, 8, &[]);
+    // Cut the second train file in the middle of its gzip stream.
+    let f = dir.join("x-train-01.sgfs.gz");
+    let bytes = std::fs::read(&f).unwrap();
+    std::fs::write(&f, &bytes[..bytes.len() / 2]).unwrap();
+    let cfg = StreamConfig {
+        window_games: 100,
+        ..stream_cfg(&dir)
+    };
+    let mut s = Stream::start(&cfg, StreamPos::default());
+    let b = s.next_batch().unwrap();
+    assert_eq!(b.stats.skipped.get("ReadError"), Some(&1), "{:?}", b.stats);
+    assert!(b.stats.games >= 4, "the first file is read whole");
+}
+
+fn same_batch(a: &tengen_train::train::data::Batch, b: &tengen_train::train::data::Batch) -> bool {
+    a.rows == b.rows
+        && a.spatial == b.spatial
+        && a.global == b.global
+        && a.policy == b.policy
+        && a.value == b.value
+        && a.value_w == b.value_w
+        && a.score == b.score
+}
+
+#[test]
+fn a_restarted_stream_gives_the_same_next_batch() {
+    let root = common::tmp("sls-resume");
+    let dir = dataset(&root, 10, &[]);
+    let cfg = stream_cfg(&dir);
+    // Enough batches to cross windows and an epoch (10 games, windows of 3).
+    let mut s = Stream::start(&cfg, StreamPos::default());
+    let all: Vec<_> = (0..40).map(|_| s.next_batch().unwrap()).collect();
+    drop(s);
+    assert!(all.iter().any(|b| b.pos.epoch == 1), "crossed an epoch");
+    assert!(all.iter().any(|b| b.pos.window >= 2));
+    // Including the last batch of a window and of the epoch.
+    let last_of_epoch = (0..all.len() - 1)
+        .find(|&k| all[k].pos.epoch == 0 && all[k + 1].pos.epoch == 1)
+        .unwrap();
+    let last_of_window = (0..all.len() - 1)
+        .find(|&k| all[k].pos.window != all[k + 1].pos.window)
+        .unwrap();
+    for k in [0, 5, 17, 33, last_of_epoch, last_of_window] {
+        let mut again = Stream::start(&cfg, stream::after(all[k].pos));
+        let next = again.next_batch().unwrap();
+        assert_eq!(next.pos, all[k + 1].pos, "after batch {k}");
+        assert!(
+            same_batch(&next.batch, &all[k + 1].batch),
+            "after batch {k}"
+        );
+    }
+    // Another seed gives other batches (the comparison means something).
+    let other = StreamConfig { seed: 10, ..cfg };
+    let mut o = Stream::start(&other, StreamPos::default());
+    assert!(!same_batch(&o.next_batch().unwrap().batch, &all[0].batch));
+}
+
+fn run_cfg(dir: &Path, steps: u64) -> HumanConfig {
+    HumanConfig {
+        data: dir.to_path_buf(),
+        size: 9,
+        options: Options {
+            keep: 0.7,
+            ..Options::default()
+        },
+        window_games: 3,
+        batch: 4,
+        lr: 1e-3,
+        lr_end: Some(1e-4),
+        steps,
+        checkpoint_minutes: 0.0,
+        checkpoint_every: 3,
+        val_games: 4,
+        val_every: 2,
+        seed: 3,
+        augment: true,
+        queue: 2,
+        progress_secs: 0.0,
+        stop_after: None,
+    }
+}
+
+#[test]
+fn a_killed_run_resumes_at_the_same_step_with_the_same_weights() {
+    one_thread();
+    let root = common::tmp("sls-run");
+    let dir = dataset(&root, 10, &[]);
+    let init = Init::Fresh(common::tiny());
+    let dev = Device::flex();
+    let a = root.join("a");
+    let sa = run::run(&run_cfg(&dir, 6), &a, &init, &dev).unwrap();
+    assert_eq!(sa.step, 6);
+    let b = root.join("b");
+    // Stopped right after the checkpoint at step 3 (as a kill would leave
+    // it), then the same command again.
+    let killed = HumanConfig {
+        stop_after: Some(3),
+        ..run_cfg(&dir, 6)
+    };
+    run::run(&killed, &b, &init, &dev).unwrap();
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(b.join("ckpt-0000000003").join("state.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(state["step"], 3);
+    let sb = run::run(&run_cfg(&dir, 6), &b, &init, &dev).unwrap();
+    assert_eq!(sb.steps_run, 3, "continued at step 3");
+    let w = |d: &Path| {
+        tengen::net::io::read(&d.join("ckpt-0000000006").join("net.safetensors"))
+            .unwrap()
+            .1
+            .tensors
+    };
+    assert!(w(&a) == w(&b), "weights differ after resume");
+    // Metrics rows: one per checkpoint, with val numbers.
+    let csv = std::fs::read_to_string(b.join("metrics.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 3);
+    assert!(rows[0].contains("val_top1") && rows[0].contains("val_acc_150"));
+    let top1 = rows[2].split(',').nth(12).unwrap();
+    assert!(top1.parse::<f64>().is_ok(), "{top1}");
+    let _ = v7::GLOBAL;
+}
+
+/// The shared dataset, when this machine has it (tests run in training/).
+fn shared_dataset() -> Option<PathBuf> {
+    [
+        "../../shared/datasets/human-19x19",
+        "../shared/datasets/human-19x19",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.join("kgs-6d-val.sgfs.gz").exists())
+}
+
+#[test]
+fn the_real_val_collections_read_cleanly() {
+    let Some(dir) = shared_dataset() else {
+        eprintln!("skipped: ../shared/datasets/human-19x19 is not on this machine");
+        return;
+    };
+    let files = stream::collection_files(&dir, "-val").unwrap();
+    let mut handicap = 0;
+    let mut territory = 0;
+    let mut games = 0;
+    for f in &files {
+        let text = {
+            use std::io::Read;
+            let mut s = String::new();
+            flate2::read::MultiGzDecoder::new(std::fs::File::open(f).unwrap())
+                .read_to_string(&mut s)
+                .unwrap();
+            s
+        };
+        for line in text.lines().take(150) {
+            let rec = GameRecord::from_sgf(line).unwrap();
+            let mut rng = StdRng::seed_from_u64(0);
+            let opts = Options {
+                keep: 0.02,
+                ..Options::default()
+            };
+            let s = game_samples(&rec, 19, &opts, &mut rng)
+                .unwrap_or_else(|e| panic!("{}: {e:?}: {line}", f.display()));
+            games += 1;
+            handicap += usize::from(rec.handicap.is_some_and(|h| h >= 2));
+            territory += usize::from(s.first().is_some_and(|p| p.global[9] == 1.0));
+        }
+    }
+    assert_eq!(games, 300);
+    assert!(handicap > 10 && territory > 50, "{handicap} {territory}");
+}
+
+#[test]
+fn the_val_subset_is_the_same_every_time() {
+    let root = common::tmp("sls-val");
+    let dir = dataset(&root, 4, &[]);
+    let files = stream::collection_files(&dir, "-val").unwrap();
+    let load =
+        || tengen_train::human::eval::load_val(&files, 3, 2, 9, &Options::default()).unwrap();
+    let (a, b) = (load(), load());
+    assert_eq!(a.stats.games, 3);
+    assert!(!a.is_empty());
+    assert_eq!(a.samples, b.samples);
+    assert_eq!(a.file_of.len(), a.len());
+    assert_eq!(a.files, vec!["x-val.sgfs.gz".to_string()]);
+}
