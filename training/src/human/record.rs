@@ -18,7 +18,7 @@ use rand::rngs::StdRng;
 use rand::Rng;
 use tengen::eval::policy_index;
 use tengen::features::v7::{self, V7Input};
-use tengen::rules::{Board, Color, KoRule, Move, Position, Ruleset};
+use tengen::rules::{Board, Color, Move, Position, Ruleset};
 use tengen::sgf::GameRecord;
 
 use super::packed::Packed;
@@ -41,12 +41,9 @@ pub fn rules_of(rec: &GameRecord) -> Result<GameRules, String> {
     let (ruleset, territory) = match name.as_deref() {
         None | Some("") | Some("chinese") | Some("cn") => (Ruleset::chinese(), false),
         Some("japanese") | Some("jp") | Some("korean") => (
-            Ruleset {
-                ko: KoRule::Simple,
-                suicide_allowed: false,
-                komi,
-                handicap_bonus: tengen::rules::HandicapBonus::Zero,
-            },
+            // Territory scoring with the seki tax, simple ko: the engine's
+            // encoder now says so itself; `territory_inputs` agrees with it.
+            Ruleset::japanese(),
             true,
         ),
         Some(other) => match Ruleset::from_name(other) {
