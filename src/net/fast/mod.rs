@@ -26,6 +26,7 @@ pub mod epi;
 pub mod gemm;
 pub mod heads;
 mod pack;
+pub mod peak;
 #[macro_use]
 pub mod simd;
 pub mod transformer;
