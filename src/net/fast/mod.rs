@@ -55,6 +55,9 @@ enum Tip {
     },
 }
 
+/// Winograd tiles per part of a batch (see [`FastNet::forward`]).
+const MAX_TILES: usize = 200;
+
 /// A net packed for the fast CPU path. Thread-safe: concurrent calls use
 /// separate scratch buffers.
 pub struct FastNet {
@@ -105,9 +108,40 @@ impl FastNet {
             .unwrap_or_else(|e| e.into_inner())
             .pop()
             .unwrap_or_default();
-        let out = self.forward_with(&mut s, spatial, global, batch, size);
+        // Large batches run in parts small enough for the Winograd
+        // buffers to stay in cache (measured: batch 32 ran at 65% of
+        // batch 8's speed in one piece).
+        let t = winograd::tiles(size);
+        let part = (MAX_TILES / (t * t)).max(1);
+        let (sp, gl) = (
+            self.config.spatial_inputs * size * size,
+            self.config.global_inputs,
+        );
+        let mut out: Option<RawOutput> = None;
+        for start in (0..batch).step_by(part) {
+            let b = part.min(batch - start);
+            let o = self.forward_with(
+                &mut s,
+                &spatial[start * sp..(start + b) * sp],
+                &global[start * gl..(start + b) * gl],
+                b,
+                size,
+            );
+            out = Some(match out {
+                None => o,
+                Some(mut all) => {
+                    all.batch += o.batch;
+                    all.policy.extend(o.policy);
+                    all.pass.extend(o.pass);
+                    all.value.extend(o.value);
+                    all.misc.extend(o.misc);
+                    all.ownership.extend(o.ownership);
+                    all
+                }
+            });
+        }
         self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(s);
-        out
+        out.unwrap_or_else(|| self.forward_with(&mut Scratch::default(), spatial, global, 0, size))
     }
 
     fn forward_with(

@@ -20,10 +20,19 @@ pub enum Level {
 }
 
 fn detect() -> Level {
+    let found = detect_cpu();
+    let cap = match std::env::var("TENGEN_SIMD").as_deref() {
+        Ok("portable") => Level::Portable,
+        Ok("avx2") => Level::Avx2,
+        _ => Level::Avx512,
+    };
+    found.min(cap)
+}
+
+fn detect_cpu() -> Level {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::env::var_os("TENGEN_NO_AVX512").is_none()
-            && is_x86_feature_detected!("avx512f")
+        if is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512bw")
             && is_x86_feature_detected!("avx512dq")
             && is_x86_feature_detected!("avx512vl")
@@ -39,8 +48,9 @@ fn detect() -> Level {
     Level::Portable
 }
 
-/// What this CPU supports (detected once; `TENGEN_NO_AVX512` set in the
-/// environment stops at AVX2, for comparisons).
+/// What this CPU supports (detected once). `TENGEN_SIMD=avx2` or
+/// `TENGEN_SIMD=portable` in the environment caps it, for comparisons and
+/// for testing every version on one machine.
 pub fn level() -> Level {
     static LEVEL: OnceLock<Level> = OnceLock::new();
     *LEVEL.get_or_init(detect)

@@ -30,13 +30,34 @@ fn grow(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
     &mut v[..n]
 }
 
+/// Folds `x` with `step` in 16 independent lanes (so that the loop
+/// vectorises: a single accumulator would be a serial chain), then joins
+/// the lanes and the tail with `join`.
+#[inline(always)]
+fn lanes(
+    x: &[f32],
+    init: f32,
+    step: impl Fn(f32, f32) -> f32,
+    join: impl Fn(f32, f32) -> f32,
+) -> f32 {
+    let mut acc = [init; 16];
+    let mut chunks = x.chunks_exact(16);
+    for ch in &mut chunks {
+        for i in 0..16 {
+            acc[i] = step(acc[i], ch[i]);
+        }
+    }
+    let tail = chunks.remainder().iter().fold(init, |a, &v| step(a, v));
+    acc.iter().fold(tail, |a, &b| join(a, b))
+}
+
 super::simd::multiversion! {
     /// `out = x / rms(x) · weight` per row of `weight.len()` channels.
     fn rms_norm(x: &[f32], rows: usize, weight: &[f32], out: &mut [f32]) {
         let c = weight.len();
         for r in 0..rows {
             let xr = &x[r * c..(r + 1) * c];
-            let ms = xr.iter().map(|v| v * v).sum::<f32>() / c as f32;
+            let ms = lanes(xr, 0.0, |a, v| a + v * v, |a, b| a + b) / c as f32;
             let inv = 1.0 / (ms + TRANSFORMER_EPS).sqrt();
             for ((o, v), g) in out[r * c..(r + 1) * c].iter_mut().zip(xr).zip(weight) {
                 *o = v * inv * g;
@@ -50,13 +71,11 @@ super::simd::multiversion! {
     fn softmax_rows(s: &mut [f32], rows: usize, n: usize, scale: f32) {
         for r in 0..rows {
             let row = &mut s[r * n..(r + 1) * n];
-            let max = row.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v)) * scale;
-            let mut sum = 0.0;
+            let max = lanes(row, f32::NEG_INFINITY, f32::max, f32::max) * scale;
             for v in row.iter_mut() {
                 *v = act::exp(*v * scale - max);
-                sum += *v;
             }
-            let inv = 1.0 / sum;
+            let inv = 1.0 / lanes(row, 0.0, |a, v| a + v, |a, b| a + b);
             row.iter_mut().for_each(|v| *v *= inv);
         }
     }
