@@ -26,7 +26,7 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 use crate::eval::{evaluate_all, EvalInput, EvalOutput, Evaluator, PREV_BOARDS, RECENT_MOVES};
-use crate::net::{Net, NetEvaluator};
+use crate::net::NetEvaluator;
 use crate::rules::{playout, Color, Move, Position, Ruleset, MAX_SIZE, MIN_SIZE};
 use crate::search::{Limits, Search, SearchConfig};
 
@@ -294,20 +294,25 @@ pub fn search_rate(
 }
 
 /// Runs every part for `net` and writes the report to `out`; `reference`
-/// (the same weights elsewhere, usually on the CPU) adds the agreement
-/// part. Returns the agreement when there was one.
+/// (the same weights elsewhere: the CPU for a GPU, burn's CPU backend for
+/// the fast path) adds the agreement part. With `side_by_side`, the
+/// report starts with this machine's measured fp32 peak, and the
+/// throughput table adds the % of one core's peak, the reference's
+/// evaluations per second and the speed-up. Returns the agreement when
+/// there was one.
 pub fn run(
     cfg: &BenchConfig,
-    net: Net,
+    net: NetEvaluator,
     device_name: &str,
-    reference: Option<(Net, &str)>,
+    reference: Option<(NetEvaluator, &str)>,
+    side_by_side: bool,
     out: &mut dyn Write,
 ) -> io::Result<Option<Agreement>> {
     cfg.validate()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let net_cfg = net.config().clone();
+    let net_cfg = net.net().config().clone();
     let gflop = net_cfg.flops(cfg.size) as f64 / 1e9;
-    let eval: Arc<dyn Evaluator> = Arc::new(NetEvaluator::new(net, cfg.max_batch()));
+    let eval: Arc<dyn Evaluator> = Arc::new(net);
     let inputs = positions(cfg.size, POSITIONS, cfg.seed);
     writeln!(
         out,
@@ -319,18 +324,39 @@ pub fn run(
         s = cfg.size,
     )?;
 
+    let compare = reference.as_ref().filter(|_| side_by_side);
+    let peak = if side_by_side {
+        let one = crate::net::fast::peak::one_core();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let all = crate::net::fast::peak::threads(cores);
+        writeln!(
+            out,
+            "machine: fp32 FMA peak {one:.1} GFLOP/s on one core, {all:.1} GFLOP/s on {cores} threads ({}); GFLOP/s count 3x3 convolutions at direct-convolution FLOPs",
+            crate::net::fast::peak::describe()
+        )?;
+        one
+    } else {
+        0.0
+    };
     writeln!(
         out,
         "\nnet throughput ({POSITIONS} positions, whole evaluator calls)"
     )?;
-    writeln!(
-        out,
-        "{:>7} {:>10} {:>10} {:>9}",
-        "batch", "evals/s", "ms/batch", "GFLOP/s"
-    )?;
+    match compare {
+        Some((_, ref_name)) => writeln!(
+            out,
+            "{:>7} {:>10} {:>10} {:>9} {:>7} {:>10} {:>8}   (ref: {ref_name})",
+            "batch", "evals/s", "ms/batch", "GFLOP/s", "%peak", "ref ev/s", "speedup"
+        )?,
+        None => writeln!(
+            out,
+            "{:>7} {:>10} {:>10} {:>9}",
+            "batch", "evals/s", "ms/batch", "GFLOP/s"
+        )?,
+    }
     for &batch in &cfg.batches {
         let r = net_rate(&*eval, &inputs, batch, cfg.time);
-        writeln!(
+        write!(
             out,
             "{:>7} {:>10.1} {:>10.2} {:>9.1}",
             r.batch,
@@ -338,12 +364,22 @@ pub fn run(
             r.ms_per_batch,
             r.evals_per_sec * gflop
         )?;
+        if let Some((ref_eval, _)) = compare {
+            let rr = net_rate(ref_eval, &inputs, batch, cfg.time);
+            write!(
+                out,
+                " {:>7.1} {:>10.1} {:>8.2}",
+                100.0 * r.evals_per_sec * gflop / peak.max(1e-9),
+                rr.evals_per_sec,
+                r.evals_per_sec / rr.evals_per_sec.max(1e-9)
+            )?;
+        }
+        writeln!(out)?;
         out.flush()?;
     }
 
     let agree = match reference {
-        Some((ref_net, ref_name)) => {
-            let ref_eval = NetEvaluator::new(ref_net, cfg.max_batch());
+        Some((ref_eval, ref_name)) => {
             let a = agreement(&*eval, &ref_eval, &inputs);
             writeln!(
                 out,
@@ -391,7 +427,7 @@ pub fn run(
 mod tests {
     use super::*;
     use crate::eval::fake::UniformEvaluator;
-    use crate::net::{NetConfig, RandomWeights};
+    use crate::net::{Net, NetConfig, RandomWeights};
     use burn::tensor::Device;
 
     fn small_net(seed: u64) -> Net {
@@ -472,29 +508,36 @@ mod tests {
             seed: 0,
         };
         cfg.validate().unwrap();
-        let mut out = Vec::new();
-        let agree = run(
-            &cfg,
-            small_net(1),
-            "cpu",
-            Some((small_net(1), "the cpu")),
-            &mut out,
-        )
-        .unwrap()
-        .unwrap();
-        assert!(agree.ok());
-        let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("net throughput"), "{text}");
-        assert!(text.contains(": ok"), "{text}");
-        // One row per batch size and per (threads, search batch) pair.
-        let rows = text
-            .lines()
-            .filter(|l| {
-                let w: Vec<&str> = l.split_whitespace().collect();
-                !w.is_empty() && w.iter().all(|x| x.parse::<f64>().is_ok())
-            })
-            .count();
-        assert_eq!(rows, 2 + 2, "{text}");
+        for side_by_side in [false, true] {
+            let mut out = Vec::new();
+            let agree = run(
+                &cfg,
+                NetEvaluator::fast(small_net(1), 4).unwrap(),
+                "cpu",
+                Some((NetEvaluator::new(small_net(1), 4), "the cpu")),
+                side_by_side,
+                &mut out,
+            )
+            .unwrap()
+            .unwrap();
+            assert!(agree.ok());
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.contains("net throughput"), "{text}");
+            assert!(text.contains(": ok"), "{text}");
+            assert_eq!(text.contains("FMA peak"), side_by_side, "{text}");
+            // One row per batch size and per (threads, search batch) pair;
+            // side by side, throughput rows add % of peak, the
+            // reference's evals/s and the speed-up.
+            let rows: Vec<usize> = text
+                .lines()
+                .filter_map(|l| {
+                    let w: Vec<&str> = l.split_whitespace().collect();
+                    (!w.is_empty() && w.iter().all(|x| x.parse::<f64>().is_ok())).then_some(w.len())
+                })
+                .collect();
+            let wide = if side_by_side { 7 } else { 4 };
+            assert_eq!(rows, vec![wide, wide, 5, 5], "{text}");
+        }
     }
 
     #[test]

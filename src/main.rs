@@ -58,8 +58,8 @@ struct BenchArgs {
     /// Neural net file: tengen's .safetensors or a KataGo .bin.gz.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
-    /// Where the net runs: auto, cpu or wgpu. Off the CPU, the same net on
-    /// the CPU checks the device's numbers.
+    /// Where the net runs: auto, cpu (the fast path), cpu-burn or wgpu.
+    /// Off the CPU, the same net on the CPU checks the device's numbers.
     #[arg(long, default_value = "auto")]
     device: String,
     /// Batch sizes for net throughput.
@@ -77,6 +77,11 @@ struct BenchArgs {
     /// Seed of the random games the positions come from.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Also measure this machine's fp32 peak and, on the fast CPU path,
+    /// burn's CPU backend side by side (evals/s, speed-up, % of peak,
+    /// agreement).
+    #[arg(long)]
+    compare: bool,
 }
 
 #[derive(Args)]
@@ -133,7 +138,8 @@ struct SearchArgs {
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
     /// Where the net runs: auto (a GPU through wgpu when this build and
-    /// machine have one, else the CPU), cpu or wgpu.
+    /// machine have one, else the CPU), cpu (the fast CPU path), cpu-burn
+    /// (burn's CPU backend) or wgpu.
     #[arg(long, default_value = "auto")]
     device: String,
     /// Random rollouts per evaluation (heuristic evaluator).
@@ -358,6 +364,7 @@ fn convert(_: &ConvertArgs) -> Result<(), String> {
 fn benchmark(b: &BenchArgs) -> Result<(), String> {
     use tengen::benchmark::{self, BenchConfig};
     use tengen::net::shipped::ShippedNet;
+    use tengen::net::NetEvaluator;
     if !(b.seconds.is_finite() && b.seconds > 0.0 && b.seconds <= 3600.0) {
         return Err("--seconds must be between 0 and 3600".into());
     }
@@ -370,8 +377,9 @@ fn benchmark(b: &BenchArgs) -> Result<(), String> {
         seed: b.seed,
     };
     cfg.validate()?;
-    let dev = tengen::net::device::from_name(&b.device).map_err(|e| e.to_string())?;
-    let on_cpu = dev == burn::tensor::Device::flex();
+    let backend = tengen::net::device::backend_named(&b.device).map_err(|e| e.to_string())?;
+    let flex = burn::tensor::Device::flex();
+    let on_cpu = backend.device == flex;
     let load = |d: &burn::tensor::Device| match &b.model {
         Some(path) => {
             tengen::net::load_any(path, d).map_err(|e| format!("{}: {e}", path.display()))
@@ -383,19 +391,32 @@ fn benchmark(b: &BenchArgs) -> Result<(), String> {
                 .map_err(|e| format!("shipped net {}: {e}", shipped.name))
         }
     };
-    let net = load(&dev)?;
-    let reference = if on_cpu {
+    let batch = cfg.max_batch();
+    let net =
+        NetEvaluator::on(load(&backend.device)?, batch, &backend).map_err(|e| e.to_string())?;
+    // Off the CPU, the fast CPU path checks the device's numbers; on the
+    // fast path, --compare sets burn's CPU backend beside it.
+    let reference = if !on_cpu {
+        let cpu = NetEvaluator::fast(load(&flex)?, batch).map_err(|e| e.to_string())?;
+        Some((cpu, "the CPU (fast path)"))
+    } else if backend.fast && b.compare {
+        Some((
+            NetEvaluator::new(load(&flex)?, batch),
+            "the CPU (burn flex)",
+        ))
+    } else {
         None
-    } else {
-        Some((load(&burn::tensor::Device::flex())?, "the CPU (flex)"))
     };
-    let name = if on_cpu {
-        "the CPU (flex)".to_string()
-    } else {
-        format!("{dev:?}")
-    };
-    let agreement = benchmark::run(&cfg, net, &name, reference, &mut io::stdout().lock())
-        .map_err(|e| e.to_string())?;
+    let name = backend.describe();
+    let agreement = benchmark::run(
+        &cfg,
+        net,
+        &name,
+        reference,
+        b.compare,
+        &mut io::stdout().lock(),
+    )
+    .map_err(|e| e.to_string())?;
     match agreement {
         Some(a) if !a.ok() => Err(format!(
             "the device's results differ from the CPU's by more than the tolerance ({a:?})"

@@ -11,9 +11,10 @@ use burn::tensor::Device;
 use serde_json::Value;
 use tengen::eval::EvalInput;
 use tengen::features::v7::{self, V7Input};
+use tengen::net::fast::FastNet;
 use tengen::net::katago;
 use tengen::net::output::{format_kata_raw_nn, postprocess, NetOutput};
-use tengen::net::{Net, NetEvaluator};
+use tengen::net::{Net, NetEvaluator, RawOutput};
 use tengen::rules::{
     handicap, Board, Color, HandicapBonus, KoRule, Move, Point, Position, Ruleset, Symmetry,
 };
@@ -92,6 +93,23 @@ fn replay(case: &Value) -> Replay {
 }
 
 fn evaluate(net: &Net, r: &Replay, optimism: f32) -> NetOutput {
+    evaluate_with(
+        &|sp, gl, size| net.forward(sp.to_vec(), gl.to_vec(), 1, size),
+        &net.config().post,
+        r,
+        optimism,
+    )
+}
+
+/// A batch-of-one forward pass: spatial, global, board size.
+type Forward<'a> = dyn Fn(&[f32], &[f32], usize) -> RawOutput + 'a;
+
+fn evaluate_with(
+    forward: &Forward,
+    post: &tengen::net::config::PostProcess,
+    r: &Replay,
+    optimism: f32,
+) -> NetOutput {
     let size = r.pos.size();
     let n = size * size;
     let nb = r.boards.len();
@@ -109,20 +127,12 @@ fn evaluate(net: &Net, r: &Replay, optimism: f32) -> NetOutput {
     let mut spatial = vec![0.0; v7::SPATIAL * n];
     let mut global = vec![0.0; v7::GLOBAL];
     v7::encode(&input, &mut spatial, &mut global);
-    let raw = net.forward(spatial, global, 1, size);
+    let raw = forward(&spatial, &global, size);
     let mut legal: Vec<bool> = (0..n)
         .map(|i| r.pos.is_legal(Move::Place(Point::from_dense(i, size))))
         .collect();
     legal.push(true);
-    postprocess(
-        &raw,
-        0,
-        &legal,
-        r.pos.to_move(),
-        optimism,
-        &net.config().post,
-        false,
-    )
+    postprocess(&raw, 0, &legal, r.pos.to_move(), optimism, post, false)
 }
 
 fn num(v: &Value) -> Option<f32> {
@@ -168,6 +178,32 @@ fn katago_raw_nn_parity() {
     let mut weights = model.weights;
     let device = Device::flex();
     let net = Net::load(&model.config, &mut weights, &device).expect("build net");
+    parity(
+        &|sp, gl, size| net.forward(sp.to_vec(), gl.to_vec(), 1, size),
+        &net.config().post,
+    );
+}
+
+/// The same parity on the fast CPU path (the net packed from burn's).
+#[test]
+fn katago_raw_nn_parity_fast() {
+    let Some(path) = net_path() else {
+        eprintln!(
+            "skipping katago_raw_nn_parity_fast: KataGo net not found (set TENGEN_KATAGO_NET)"
+        );
+        return;
+    };
+    let model = katago::load(&path).expect("load KataGo net");
+    let mut weights = model.weights;
+    let net = Net::load(&model.config, &mut weights, &Device::flex()).expect("build net");
+    let fast = FastNet::new(&net).expect("pack net");
+    parity(
+        &|sp, gl, size| fast.forward(sp, gl, 1, size),
+        &net.config().post,
+    );
+}
+
+fn parity(forward: &Forward, post: &tengen::net::config::PostProcess) {
     let only = std::env::var("TENGEN_PARITY_ONLY").ok();
     let mut files: Vec<PathBuf> = std::fs::read_dir(data_dir())
         .unwrap()
@@ -185,8 +221,8 @@ fn katago_raw_nn_parity() {
         }
         let r = replay(&case);
         let size = r.pos.size();
-        let out = evaluate(&net, &r, 0.2);
-        let out0 = evaluate(&net, &r, 0.0);
+        let out = evaluate_with(forward, post, &r, 0.2);
+        let out0 = evaluate_with(forward, post, &r, 0.0);
         let exp = &case["raw_nn"];
         let (pol, pass) = compare_policy(&out, exp, size, &id);
         let (pol0, pass0) = compare_policy(&out0, &case["raw_nn_optimism0"], size, &id);

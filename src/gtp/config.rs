@@ -268,16 +268,18 @@ fn load_net(
     threads: usize,
     batch: usize,
 ) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
-    let dev = net_device(device)?;
-    let model = crate::net::load_any(path, &dev).map_err(|e| format!("{}: {e}", path.display()))?;
-    let loaded = wrap_net(model, threads, batch);
+    let backend = net_backend(device)?;
+    let model = crate::net::load_any(path, &backend.device)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let loaded = wrap_net(model, &backend, threads, batch)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("tengen: loaded net {}", path.display());
     Ok(loaded)
 }
 
 #[cfg(feature = "net")]
-fn net_device(device: &str) -> Result<burn::tensor::Device, String> {
-    crate::net::device::from_name(device).map_err(|e| e.to_string())
+fn net_backend(device: &str) -> Result<crate::net::device::Backend, String> {
+    crate::net::device::backend_named(device).map_err(|e| e.to_string())
 }
 
 /// The shipped nets (compiled in): the 9×9 net for small boards, the
@@ -290,10 +292,10 @@ fn load_shipped(
 ) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
     use crate::eval::by_size::BySizeEvaluator;
     use crate::net::shipped::{ShippedNet, MAX_SMALL_BOARD, NET_19X19, NET_9X9};
-    let dev = net_device(device)?;
+    let backend = net_backend(device)?;
     let load = |n: &ShippedNet| {
-        n.load(&dev)
-            .map(|m| wrap_net(m, threads, batch))
+        n.load(&backend.device)
+            .and_then(|m| wrap_net(m, &backend, threads, batch))
             .map_err(|e| format!("shipped net {}: {e}", n.name))
     };
     let (small, small_raw) = load(&NET_9X9)?;
@@ -336,14 +338,19 @@ fn load_shipped(
 #[cfg(feature = "net")]
 fn wrap_net(
     model: crate::net::Net,
+    backend: &crate::net::device::Backend,
     threads: usize,
     batch: usize,
-) -> (Arc<dyn Evaluator>, Option<RawNn>) {
+) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), crate::net::NetError> {
     use crate::net::{self, NetEvaluator};
     // Batches of 8 per search thread keep the CPU backend busy without
     // adding much latency; a larger --batch (for a GPU) raises the limit
     // the evaluator reports to the search.
-    let net_eval = Arc::new(NetEvaluator::new(model, batch.max(8 * threads.max(1))));
+    let net_eval = Arc::new(NetEvaluator::on(
+        model,
+        batch.max(8 * threads.max(1)),
+        backend,
+    )?);
     let raw = net_eval.clone();
     // Transpositions and re-searched positions (tree reuse, status and
     // judging searches) are not evaluated twice. About 3 KiB per entry on
@@ -359,7 +366,7 @@ fn wrap_net(
         let out = raw.raw_nn(input, s, optimism.unwrap_or(0.2));
         Ok(net::output::format_kata_raw_nn(&out, symmetry))
     });
-    (eval, Some(hook))
+    Ok((eval, Some(hook)))
 }
 
 #[cfg(not(feature = "net"))]

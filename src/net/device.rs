@@ -1,6 +1,12 @@
-//! The burn device, chosen at run time: `cpu` (burn's flex backend),
-//! `wgpu` (any GPU through Vulkan/Metal/DX12, when built with the `wgpu`
-//! feature), or `auto` (wgpu if available, else cpu, saying so).
+//! Where the net runs, chosen at run time: `cpu` (the fast CPU path,
+//! [`super::fast`]), `cpu-burn` (burn's flex backend, for comparison and
+//! training), `wgpu` (any GPU through Vulkan/Metal/DX12, when built with
+//! the `wgpu` feature), or `auto` (wgpu if available, else the fast CPU
+//! path, saying so).
+//!
+//! [`select`] gives the burn device to build the net on (flex for both
+//! CPU choices); [`backend`] also says whether to pack it for the fast
+//! path.
 
 use burn::tensor::Device;
 
@@ -10,7 +16,10 @@ use super::error::NetError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeviceChoice {
     Auto,
+    /// The fast CPU path (burn flex for training, which needs burn).
     Cpu,
+    /// burn's flex CPU backend.
+    CpuBurn,
     Wgpu,
 }
 
@@ -20,9 +29,10 @@ impl std::str::FromStr for DeviceChoice {
         match s.to_ascii_lowercase().as_str() {
             "auto" => Ok(DeviceChoice::Auto),
             "cpu" => Ok(DeviceChoice::Cpu),
+            "cpu-burn" | "flex" => Ok(DeviceChoice::CpuBurn),
             "wgpu" | "gpu" => Ok(DeviceChoice::Wgpu),
             other => Err(NetError::Device(format!(
-                "unknown device {other:?} (auto, cpu, wgpu)"
+                "unknown device {other:?} (auto, cpu, cpu-burn, wgpu)"
             ))),
         }
     }
@@ -32,24 +42,63 @@ impl std::str::FromStr for DeviceChoice {
 /// stderr when this build or machine has no GPU.
 pub fn select(choice: DeviceChoice) -> Result<Device, NetError> {
     match choice {
-        DeviceChoice::Cpu => Ok(Device::flex()),
+        DeviceChoice::Cpu | DeviceChoice::CpuBurn => Ok(Device::flex()),
         DeviceChoice::Wgpu => {
             wgpu().ok_or_else(|| NetError::Device("no wgpu support in this build".into()))
         }
         DeviceChoice::Auto => match wgpu() {
             Some(d) => Ok(d),
             None => {
-                eprintln!("tengen: no GPU backend available, running the net on the CPU (flex)");
+                eprintln!("tengen: no GPU backend available, running the net on the CPU");
                 Ok(Device::flex())
             }
         },
     }
 }
 
-/// The device named `name` (`auto`, `cpu` or `wgpu`, as on the command
-/// line).
+/// The device named `name` (`auto`, `cpu`, `cpu-burn` or `wgpu`, as on
+/// the command line).
 pub fn from_name(name: &str) -> Result<Device, NetError> {
     select(name.parse()?)
+}
+
+/// How a net runs for inference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Backend {
+    /// The burn device to build the net on.
+    pub device: Device,
+    /// Pack the net for the fast CPU path ([`super::fast::FastNet`]).
+    pub fast: bool,
+}
+
+impl Backend {
+    /// A short description for logs and reports.
+    pub fn describe(&self) -> String {
+        if self.fast {
+            "the CPU (fast path)".into()
+        } else if self.device == Device::flex() {
+            "the CPU (burn flex)".into()
+        } else {
+            format!("{:?}", self.device)
+        }
+    }
+}
+
+/// The inference backend for `choice`: `cpu`, and `auto` without a GPU,
+/// use the fast CPU path.
+pub fn backend(choice: DeviceChoice) -> Result<Backend, NetError> {
+    let device = select(choice)?;
+    let fast = match choice {
+        DeviceChoice::Cpu => true,
+        DeviceChoice::Auto => device == Device::flex(),
+        DeviceChoice::CpuBurn | DeviceChoice::Wgpu => false,
+    };
+    Ok(Backend { device, fast })
+}
+
+/// [`backend`] for a command-line name.
+pub fn backend_named(name: &str) -> Result<Backend, NetError> {
+    backend(name.parse()?)
 }
 
 #[cfg(feature = "wgpu")]

@@ -9,7 +9,9 @@
 
 use burn::tensor::Device;
 
+use super::device::Backend;
 use super::error::NetError;
+use super::fast::FastNet;
 use super::layers::Weights;
 use super::model::Net;
 use super::output::{postprocess, NetOutput};
@@ -67,9 +69,11 @@ pub enum SymmetryChoice {
     Random,
 }
 
-/// Runs a [`Net`] for the engine. Thread-safe; `evaluate` blocks.
+/// Runs a [`Net`] for the engine, on burn or packed for the fast CPU path
+/// ([`FastNet`]). Thread-safe; `evaluate` blocks.
 pub struct NetEvaluator {
     net: Net,
+    fast: Option<FastNet>,
     max_batch: usize,
     /// KataGo's default optimistic-policy blend (0.2 at the root of its
     /// GTP engine); 0 gives the plain policy head.
@@ -79,13 +83,37 @@ pub struct NetEvaluator {
 }
 
 impl NetEvaluator {
+    /// Runs `net` on burn, on the device its weights are on.
     pub fn new(net: Net, max_batch: usize) -> NetEvaluator {
         NetEvaluator {
             net,
+            fast: None,
             max_batch: max_batch.max(1),
             policy_optimism: 0.0,
             symmetry: SymmetryChoice::Fixed(Symmetry::IDENTITY),
         }
+    }
+
+    /// Runs `net` on the fast CPU path (packed once, here).
+    pub fn fast(net: Net, max_batch: usize) -> Result<NetEvaluator, NetError> {
+        let fast = FastNet::new(&net)?;
+        let mut e = NetEvaluator::new(net, max_batch);
+        e.fast = Some(fast);
+        Ok(e)
+    }
+
+    /// On `backend`: packed for the fast path when it says so.
+    pub fn on(net: Net, max_batch: usize, backend: &Backend) -> Result<NetEvaluator, NetError> {
+        if backend.fast {
+            NetEvaluator::fast(net, max_batch)
+        } else {
+            Ok(NetEvaluator::new(net, max_batch))
+        }
+    }
+
+    /// Whether this runs on the fast CPU path.
+    pub fn is_fast(&self) -> bool {
+        self.fast.is_some()
     }
 
     pub fn net(&self) -> &Net {
@@ -141,7 +169,10 @@ impl NetEvaluator {
                 }
             }
         }
-        let mut raw = self.net.forward(spatial, global, batch.len(), size);
+        let mut raw = match &self.fast {
+            Some(f) => f.forward(&spatial, &global, batch.len(), size),
+            None => self.net.forward(spatial, global, batch.len(), size),
+        };
         let ch = raw.policy_channels;
         for (row, map) in maps.iter().enumerate() {
             if let Some(map) = map {

@@ -16,6 +16,7 @@ pub mod config;
 pub mod device;
 pub mod error;
 pub mod evaluator;
+pub mod fast;
 pub mod io;
 pub mod katago;
 pub mod layers;

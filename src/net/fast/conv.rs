@@ -1,0 +1,262 @@
+//! The packed layers: 3×3 convolutions by Winograd ([`Conv3`]), 1×1
+//! convolutions and dense layers as one matrix product ([`Mat`]), and the
+//! stem's k×k convolution by im2col ([`ConvK`]). Batch norms that follow
+//! a layer are folded into its weights and bias when packing; the
+//! [`Epi`] given to `run` applies activation and residual.
+//!
+//! Activations are NHWC: `[batch·points][channels]`, a row per point.
+
+use super::epi::{self, Epi};
+use super::gemm::{matmul, View};
+use super::winograd;
+
+/// Buffers a layer needs while it runs; grown, never shrunk.
+#[derive(Default)]
+pub struct ConvScratch {
+    v: Vec<f32>,
+    m: Vec<f32>,
+}
+
+fn grow(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
+    if v.len() < n {
+        v.resize(n, 0.0);
+    }
+    &mut v[..n]
+}
+
+/// A 3×3 "same" convolution with bias, kernels in the Winograd domain.
+#[derive(Clone, Debug)]
+pub struct Conv3 {
+    pub cin: usize,
+    pub cout: usize,
+    /// `[36][cin][cout]`.
+    u: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl Conv3 {
+    /// From `[cout][cin][3][3]` weights; output channel `o` is scaled by
+    /// `scale[o]` and gets `bias[o]`.
+    pub fn new(w: &[f32], cin: usize, cout: usize, scale: &[f32], bias: &[f32]) -> Conv3 {
+        Conv3 {
+            cin,
+            cout,
+            u: winograd::transform_kernels(w, cin, cout, scale),
+            bias: bias.to_vec(),
+        }
+    }
+
+    /// Runs on `input` (`cin` channels at row stride `stride`) of `batch`
+    /// boards of `h`×`w`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(
+        &self,
+        input: &[f32],
+        stride: usize,
+        batch: usize,
+        h: usize,
+        w: usize,
+        s: &mut ConvScratch,
+        epi: &mut Epi,
+    ) {
+        let nt = batch * winograd::tiles(h) * winograd::tiles(w);
+        let (cin, cout) = (self.cin, self.cout);
+        let v = grow(&mut s.v, 36 * nt * cin);
+        winograd::input_transform(input, stride, cin, batch, h, w, v);
+        let m = grow(&mut s.m, 36 * nt * cout);
+        for xi in 0..36 {
+            matmul(
+                nt,
+                cout,
+                cin,
+                View::rows(&v[xi * nt * cin..(xi + 1) * nt * cin], cin),
+                View::rows(&self.u[xi * cin * cout..(xi + 1) * cin * cout], cout),
+                &mut m[xi * nt * cout..(xi + 1) * nt * cout],
+                cout,
+                false,
+            );
+        }
+        winograd::output_transform(m, cout, batch, h, w, &self.bias, epi);
+    }
+}
+
+/// A matrix `[cin][cout]` with bias: a 1×1 convolution or a dense layer.
+#[derive(Clone, Debug)]
+pub struct Mat {
+    pub cin: usize,
+    pub cout: usize,
+    pub w: Vec<f32>,
+    pub bias: Vec<f32>,
+}
+
+impl Mat {
+    /// From `[cin][cout]` (dense layout), columns scaled by `scale`.
+    pub fn dense(w: &[f32], cin: usize, cout: usize, scale: &[f32], bias: &[f32]) -> Mat {
+        let mut m = w.to_vec();
+        for row in m.chunks_exact_mut(cout) {
+            for (x, s) in row.iter_mut().zip(scale) {
+                *x *= s;
+            }
+        }
+        Mat {
+            cin,
+            cout,
+            w: m,
+            bias: bias.to_vec(),
+        }
+    }
+
+    /// From `[cout][cin][1][1]` (convolution layout).
+    pub fn conv1(w: &[f32], cin: usize, cout: usize, scale: &[f32], bias: &[f32]) -> Mat {
+        let mut t = vec![0f32; cin * cout];
+        for o in 0..cout {
+            for i in 0..cin {
+                t[i * cout + o] = w[o * cin + i] * scale[o];
+            }
+        }
+        Mat {
+            cin,
+            cout,
+            w: t,
+            bias: bias.to_vec(),
+        }
+    }
+
+    /// Joins two layers on the same input into one (outputs side by side).
+    pub fn concat(a: &Mat, b: &Mat) -> Mat {
+        let cout = a.cout + b.cout;
+        let mut w = Vec::with_capacity(a.cin * cout);
+        for i in 0..a.cin {
+            w.extend_from_slice(&a.w[i * a.cout..(i + 1) * a.cout]);
+            w.extend_from_slice(&b.w[i * b.cout..(i + 1) * b.cout]);
+        }
+        let mut bias = a.bias.clone();
+        bias.extend_from_slice(&b.bias);
+        Mat {
+            cin: a.cin,
+            cout,
+            w,
+            bias,
+        }
+    }
+
+    /// `out[r] = input[r] · w + bias` for `rows` rows (input row stride
+    /// `stride`, output rows of `cout`), without an epilogue.
+    pub fn apply(&self, input: &[f32], stride: usize, rows: usize, out: &mut [f32]) {
+        matmul(
+            rows,
+            self.cout,
+            self.cin,
+            View::rows(input, stride),
+            View::rows(&self.w, self.cout),
+            out,
+            self.cout,
+            false,
+        );
+        for row in out[..rows * self.cout].chunks_exact_mut(self.cout) {
+            for (x, b) in row.iter_mut().zip(&self.bias) {
+                *x += b;
+            }
+        }
+    }
+
+    /// Runs as a 1×1 convolution over `rows` points into `epi`.
+    pub fn run(
+        &self,
+        input: &[f32],
+        stride: usize,
+        rows: usize,
+        s: &mut ConvScratch,
+        epi: &mut Epi,
+    ) {
+        self.run_in(input, stride, rows, &mut s.m, epi)
+    }
+
+    /// [`Mat::run`] with the product in `buf`.
+    fn run_in(&self, input: &[f32], stride: usize, rows: usize, buf: &mut Vec<f32>, epi: &mut Epi) {
+        let m = grow(buf, rows * self.cout);
+        matmul(
+            rows,
+            self.cout,
+            self.cin,
+            View::rows(input, stride),
+            View::rows(&self.w, self.cout),
+            m,
+            self.cout,
+            false,
+        );
+        epi::rows(m, rows, &self.bias, epi);
+    }
+}
+
+/// A k×k "same" convolution (the stem), by im2col and one product.
+#[derive(Clone, Debug)]
+pub struct ConvK {
+    k: usize,
+    mat: Mat,
+}
+
+impl ConvK {
+    /// From `[cout][cin][k][k]` weights.
+    pub fn new(w: &[f32], cin: usize, cout: usize, k: usize) -> ConvK {
+        let kk = k * k;
+        let mut t = vec![0f32; kk * cin * cout];
+        for o in 0..cout {
+            for i in 0..cin {
+                for q in 0..kk {
+                    t[(q * cin + i) * cout + o] = w[(o * cin + i) * kk + q];
+                }
+            }
+        }
+        ConvK {
+            k,
+            mat: Mat {
+                cin: kk * cin,
+                cout,
+                w: t,
+                bias: vec![0.0; cout],
+            },
+        }
+    }
+
+    /// Runs on `input` NHWC (`cin` channels, packed) into `epi`.
+    pub fn run(
+        &self,
+        input: &[f32],
+        batch: usize,
+        h: usize,
+        w: usize,
+        s: &mut ConvScratch,
+        epi: &mut Epi,
+    ) {
+        let (k, kk) = (self.k, self.k * self.k);
+        let cin = self.mat.cin / kk;
+        let pad = k / 2;
+        let rows = batch * h * w;
+        let cols = grow(&mut s.v, rows * kk * cin);
+        for b in 0..batch {
+            for y in 0..h {
+                for x in 0..w {
+                    let r = (b * h + y) * w + x;
+                    for dy in 0..k {
+                        for dx in 0..k {
+                            let dst = &mut cols[(r * kk + dy * k + dx) * cin..][..cin];
+                            let (yy, xx) = (
+                                (y + dy) as isize - pad as isize,
+                                (x + dx) as isize - pad as isize,
+                            );
+                            if yy >= 0 && (yy as usize) < h && xx >= 0 && (xx as usize) < w {
+                                let src = ((b * h + yy as usize) * w + xx as usize) * cin;
+                                dst.copy_from_slice(&input[src..src + cin]);
+                            } else {
+                                dst.fill(0.0);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.mat
+            .run_in(&s.v[..rows * kk * cin], kk * cin, rows, &mut s.m, epi);
+    }
+}
