@@ -79,11 +79,20 @@ pub fn territory_count(board: &Board, dead: &[Point], seki: &[Point], tax: Tax) 
 /// game ends on `board` with `dead` removed, under `rules`' scoring; `seki`
 /// as for [`territory_count`].
 pub fn margin_under(board: &Board, dead: &[Point], seki: &[Point], rules: &Ruleset) -> f32 {
+    margin_with(&area_count(board, dead), board, dead, seki, rules)
+}
+
+/// [`margin_under`] for a caller that already has the area `count` of
+/// `board` with `dead` removed: area scoring needs no second count.
+pub fn margin_with(
+    count: &AreaCount,
+    board: &Board,
+    dead: &[Point],
+    seki: &[Point],
+    rules: &Ruleset,
+) -> f32 {
     match rules.scoring {
-        Scoring::Area => {
-            let c = area_count(board, dead);
-            c.black() - c.white() - rules.komi
-        }
+        Scoring::Area => count.black() - count.white() - rules.komi,
         Scoring::Territory => {
             let t = territory_count(board, dead, seki, rules.tax);
             t.black as f32 - t.white as f32 - rules.komi

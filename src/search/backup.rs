@@ -19,7 +19,7 @@ use std::f64::consts::FRAC_2_PI;
 use super::tree::{Edge, Tree, NONE};
 use crate::eval::policy_index;
 use crate::rules::benson::pass_alive;
-use crate::rules::score::{area_with_owners, margin_under};
+use crate::rules::score::{area_with_owners, margin_with};
 use crate::rules::{Board, Color, Move, Point, Position};
 
 /// How a value and a score lead combine into the utility PUCT maximises:
@@ -102,8 +102,8 @@ fn prior_at(policy: &[f32], i: usize) -> f32 {
 pub(crate) fn terminal_result(pos: &Position) -> (f32, f32, Vec<f32>) {
     let board = pos.board();
     let dead = certainly_dead(board);
-    let (_, owners) = area_with_owners(board, &dead);
-    let margin = margin_under(board, &dead, &[], pos.rules());
+    let (count, owners) = area_with_owners(board, &dead);
+    let margin = margin_with(&count, board, &dead, &[], pos.rules());
     let me = pos.to_move();
     let sign = if me == Color::Black { 1.0 } else { -1.0 };
     let mine = sign * margin;

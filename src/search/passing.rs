@@ -41,7 +41,7 @@
 use super::backup::certainly_dead;
 use super::SearchResult;
 use crate::rules::benson::pass_alive;
-use crate::rules::score::{area_with_owners, margin_under};
+use crate::rules::score::{area_with_owners, margin_with};
 use crate::rules::{Color, Move, Point, Position};
 
 /// Ownership (absolute value) above which a point counts as decided.
@@ -123,8 +123,8 @@ pub fn decide_with(
     }
     // Our lead when the game ends now, with `dead` taken off the board.
     let my_lead = |dead: &[Point]| {
-        let (_, owners) = area_with_owners(board, dead);
-        let margin = margin_under(board, dead, &[], position.rules());
+        let (count, owners) = area_with_owners(board, dead);
+        let margin = margin_with(&count, board, dead, &[], position.rules());
         (if me == Color::Black { margin } else { -margin }, owners)
     };
     let (my_margin, owners) = my_lead(&dead);
