@@ -58,6 +58,31 @@ pub trait Player {
     }
 }
 
+/// A boxed player plays as the player inside (series of mixed opponents).
+impl<P: Player + ?Sized> Player for Box<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn new_game(&mut self, size: usize, komi: f32) -> Result<(), String> {
+        (**self).new_game(size, komi)
+    }
+    fn opponent_played(&mut self, color: Color, mv: Move) -> Result<(), String> {
+        (**self).opponent_played(color, mv)
+    }
+    fn genmove(&mut self, game: &Game) -> Reply {
+        (**self).genmove(game)
+    }
+    fn seed_game(&mut self, seed: u64) {
+        (**self).seed_game(seed)
+    }
+    fn move_comment(&self) -> Option<String> {
+        (**self).move_comment()
+    }
+    fn own_count(&mut self) -> Option<String> {
+        (**self).own_count()
+    }
+}
+
 /// tengen: a search over an evaluator, with the engine's passing rules
 /// ([`tengen::search::passing::decide`]).
 pub struct Tengen {
@@ -342,7 +367,9 @@ pub fn play(
 pub struct SeriesConfig {
     pub games: u32,
     pub size: usize,
-    pub komi: f32,
+    /// Komi of each pair of games (one with each colour): pair `k` plays
+    /// at `komi[k % len]`, so `[5.5, 7.0]` alternates the two. Empty: 7.
+    pub komi: Vec<f32>,
     pub max_moves: usize,
     /// SPRT bounds (Elo of H0, H1) for early stopping; None: play all.
     pub sprt: Option<(f64, f64)>,
@@ -350,6 +377,16 @@ pub struct SeriesConfig {
     pub sgf_dir: Option<std::path::PathBuf>,
     /// Game `i` seeds both players with `seed + i` (see [`Player::seed_game`]).
     pub seed: u64,
+}
+
+impl SeriesConfig {
+    /// The komi of game `i`.
+    pub fn komi_of(&self, i: u32) -> f32 {
+        match self.komi.len() {
+            0 => 7.0,
+            n => self.komi[(i as usize / 2) % n],
+        }
+    }
 }
 
 /// Plays game `i` of a series: `a` is Black in even games. Returns the
@@ -364,10 +401,11 @@ fn play_nth(
     a.seed_game(seed);
     b.seed_game(seed);
     let a_black = i.is_multiple_of(2);
+    let komi = cfg.komi_of(i);
     let r = if a_black {
-        play(a, b, cfg.size, cfg.komi, cfg.max_moves)?
+        play(a, b, cfg.size, komi, cfg.max_moves)?
     } else {
-        play(b, a, cfg.size, cfg.komi, cfg.max_moves)?
+        play(b, a, cfg.size, komi, cfg.max_moves)?
     };
     let score = if a_black {
         r.black_score
@@ -387,8 +425,12 @@ fn record_game(cfg: &SeriesConfig, i: u32, r: &GameResult, a_score: f64) -> Resu
     let color = if i.is_multiple_of(2) { "B" } else { "W" };
     crate::util::append_csv_row(
         &dir.join("results.csv"),
-        "game,a_color,moves,a_score,note",
-        &format!("{i},{color},{},{a_score},{note}", r.moves),
+        "game,a_color,komi,moves,a_score,note",
+        &format!(
+            "{i},{color},{},{},{a_score},{note}",
+            cfg.komi_of(i),
+            r.moves
+        ),
     )
 }
 

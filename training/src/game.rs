@@ -1,12 +1,13 @@
 //! A game in progress as the trainer sees it: the position, the move
 //! history a net's inputs need, the SGF record, and the referee's final
-//! count (area scoring, stones inside the other side's pass-alive area
-//! dead: what the search assumes when both pass).
+//! count (stones inside the other side's pass-alive area dead: what the
+//! search assumes when both pass), under the game's scoring: area, or
+//! territory with those dead stones as prisoners.
 
 use tengen::eval::{EvalInput, RECENT_MOVES};
 use tengen::features::v7::{self, V7Input};
 use tengen::rules::benson::pass_alive;
-use tengen::rules::score::area_with_owners;
+use tengen::rules::score::{area_with_owners, margin_with};
 use tengen::rules::{Board, Color, IllegalMove, Move, Point, Position, Ruleset};
 use tengen::sgf::GameRecord;
 
@@ -23,20 +24,25 @@ pub struct Game {
 /// The final count.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// Black's area minus White's minus komi.
+    /// Black's points minus White's minus komi, under the game's
+    /// scoring (area, or territory plus prisoners).
     pub margin: f32,
     /// `size * size`: Some(colour) owns the point, None dame.
     pub owners: Vec<Option<Color>>,
 }
 
 impl Game {
-    /// A new game on an empty board.
+    /// A new game on an empty board under Chinese rules.
     pub fn new(size: usize, komi: f32) -> Result<Game, String> {
-        let rules = Ruleset::chinese().with_komi(komi);
+        Game::with_rules(size, Ruleset::chinese().with_komi(komi))
+    }
+
+    /// A new game on an empty board under `rules` (komi included).
+    pub fn with_rules(size: usize, rules: Ruleset) -> Result<Game, String> {
         let position = Position::new(size, rules).map_err(|e| format!("board size {size}: {e}"))?;
         let mut record = GameRecord::new(size).map_err(|e| e.to_string())?;
-        record.komi = Some(komi);
-        record.rules = Some("chinese".into());
+        record.komi = Some(rules.komi);
+        record.rules = Some(rules_name(&rules).into());
         Ok(Game {
             position,
             moves: Vec::new(),
@@ -114,13 +120,29 @@ impl Game {
             );
         }
         let (count, owner) = area_with_owners(board, &dead);
-        let komi = self.position.rules().komi;
+        // No seki detection here: under the seki tax, eyes of groups in
+        // seki are counted as the surrounding colour's (a rare case).
+        let margin = margin_with(&count, board, &dead, &[], self.position.rules());
         Outcome {
-            margin: count.black() - count.white() - komi,
+            margin,
             owners: (0..size * size)
                 .map(|i| owner[Point::from_dense(i, size).index()])
                 .collect(),
         }
+    }
+}
+
+/// The SGF `RU` name of `rules`: `japanese` for territory scoring,
+/// `chinese` for area scoring with positional superko, else the closest
+/// common name.
+pub fn rules_name(rules: &Ruleset) -> &'static str {
+    use tengen::rules::{KoRule, Scoring};
+    match (rules.scoring, rules.ko, rules.suicide_allowed) {
+        (Scoring::Territory, _, _) => "japanese",
+        (Scoring::Area, KoRule::Positional, false) => "chinese",
+        (Scoring::Area, KoRule::Positional, true) => "tromp-taylor",
+        (Scoring::Area, _, true) => "nz",
+        (Scoring::Area, _, false) => "aga",
     }
 }
 

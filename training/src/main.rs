@@ -5,10 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use burn::tensor::Device;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use tengen::net::device::{select, DeviceChoice};
+use tengen::net::device::{Backend, DeviceChoice};
 use tengen::search::Limits;
 use tengen_train::arena::{series, series_parallel, GtpPlayer, SeriesConfig, Tengen, ThinkStats};
 use tengen_train::looping::{self, LoopConfig};
@@ -26,7 +25,8 @@ use tengen_train::{elo, sl};
     about = "Train tengen's nets: self-play, training, gating, matches"
 )]
 struct Cli {
-    /// cpu (burn flex) or wgpu (GPU builds).
+    /// cpu (play on the fast CPU path, train on burn flex), cpu-burn
+    /// (both on burn flex) or wgpu (GPU builds).
     #[arg(long, global = true, default_value = "cpu")]
     device: String,
     #[command(subcommand)]
@@ -167,6 +167,41 @@ enum Cmd {
         /// Generations to run now (0: forever).
         #[arg(long, default_value_t = 0)]
         generations: u32,
+        /// Stop once the run has this many generations in all, however
+        /// many calls it took (the same command resumes and stops there).
+        #[arg(long)]
+        until_generation: Option<u32>,
+        /// Start a new run from this net (default: a random --arch).
+        #[arg(long)]
+        init: Option<PathBuf>,
+        /// Komi of the gate's games, alternating by pairs.
+        #[arg(
+            long,
+            default_value = "5.5,7",
+            value_delimiter = ',',
+            allow_negative_numbers = true
+        )]
+        gate_komi: Vec<f32>,
+        /// A fixed opponent for every promoted net: NAME=net:PATH or
+        /// NAME=gtp:COMMAND (repeatable), e.g.
+        /// "gnugo10=gtp:/usr/games/gnugo --mode gtp --level 10 --capture-all-dead".
+        #[arg(long = "anchor", value_name = "NAME=KIND:WHAT")]
+        anchors: Vec<String>,
+        /// Games against each anchor (komi alternating by pairs).
+        #[arg(long, default_value_t = 20)]
+        anchor_games: u32,
+        #[arg(long, default_value_t = 100)]
+        anchor_visits: u64,
+        #[arg(
+            long,
+            default_value = "5.5,7",
+            value_delimiter = ',',
+            allow_negative_numbers = true
+        )]
+        anchor_komi: Vec<f32>,
+        /// Anchor games played at once.
+        #[arg(long, default_value_t = 2)]
+        anchor_parallel: usize,
         #[command(flatten)]
         sp: SpArgs,
         #[command(flatten)]
@@ -190,10 +225,26 @@ struct SpArgs {
     min_size: usize,
     #[arg(long, default_value_t = 9)]
     max_size: usize,
-    #[arg(long, default_value_t = 6.5)]
+    /// Komi range (every drawn komi is clamped to it).
+    #[arg(long, default_value_t = -10.0, allow_negative_numbers = true)]
     min_komi: f32,
-    #[arg(long, default_value_t = 7.5)]
+    #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
     max_komi: f32,
+    /// Normal spread of komi around the fair komi (7 area, 6 territory).
+    #[arg(long, default_value_t = 3.0)]
+    komi_stdev: f32,
+    /// Share of games with komi uniform over the range.
+    #[arg(long, default_value_t = 0.25)]
+    komi_wide: f32,
+    /// Share of games with a whole-point komi (the rest: x.5).
+    #[arg(long, default_value_t = 0.5)]
+    komi_integer: f32,
+    /// Share of games under Japanese rules (territory scoring).
+    #[arg(long, default_value_t = 0.25)]
+    territory_prob: f32,
+    /// Share of games opening with 1-4 moves from the raw policy.
+    #[arg(long, default_value_t = 0.3)]
+    opening_prob: f32,
     /// Winrate below which a player resigns (negative: never).
     #[arg(long, default_value_t = 0.05)]
     resign: f32,
@@ -217,6 +268,11 @@ impl SpArgs {
             max_size: self.max_size,
             min_komi: self.min_komi,
             max_komi: self.max_komi,
+            komi_stdev: self.komi_stdev,
+            komi_wide: self.komi_wide,
+            komi_integer: self.komi_integer,
+            territory_prob: self.territory_prob,
+            opening_prob: self.opening_prob,
             resign_threshold: (self.resign >= 0.0).then_some(self.resign),
             resign_check_fraction: self.resign_check,
             games_per_shard: self.games_per_shard,
@@ -364,8 +420,15 @@ struct MatchArgs {
     games: u32,
     #[arg(long, default_value_t = 9)]
     size: usize,
-    #[arg(long, default_value_t = 7.0)]
-    komi: f32,
+    /// Komi; several (`5.5,7`) alternate by pairs of games, each pair
+    /// one game with each colour.
+    #[arg(
+        long,
+        default_value = "7",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    komi: Vec<f32>,
     /// Visits per tengen move [default: 100, or no cap with --move-time].
     #[arg(long)]
     visits: Option<u64>,
@@ -411,7 +474,7 @@ impl MatchArgs {
         SeriesConfig {
             games: self.games,
             size: self.size,
-            komi: self.komi,
+            komi: self.komi.clone(),
             max_moves: self.max_moves.unwrap_or(3 * self.size * self.size),
             sprt: self.sprt_elo.map(|e| (0.0, e)),
             sgf_dir: self.sgf.clone(),
@@ -450,6 +513,13 @@ impl MatchArgs {
     fn check(&self) -> Result<(), String> {
         if !(2..=19).contains(&self.size) || self.visits == Some(0) || self.games == 0 {
             return Err("need 2 <= size <= 19, visits >= 1 and games >= 1".into());
+        }
+        if self
+            .komi
+            .iter()
+            .any(|k| !(k.is_finite() && k.abs() <= 150.0))
+        {
+            return Err("--komi must be within ±150".into());
         }
         if let Some(t) = self.move_time {
             if !(t.is_finite() && t > 0.0 && t <= 3600.0) {
@@ -493,14 +563,17 @@ fn print_elo(t: &elo::Tally) {
 fn play_evaluator(
     model: Option<&Path>,
     arch: &str,
-    device: &Device,
+    backend: &Backend,
     max_batch: usize,
 ) -> Result<Arc<dyn tengen::eval::Evaluator>, String> {
     match model {
-        Some(p) => looping::evaluator(p, device, max_batch),
+        Some(p) => looping::evaluator(p, backend, max_batch),
         None => {
-            let net = TrainNet::random(&parse_arch(arch)?, 1, device).map_err(|e| e.to_string())?;
-            Ok(Arc::new(tengen::net::NetEvaluator::new(net.net, max_batch)))
+            let net = TrainNet::random(&parse_arch(arch)?, 1, &backend.device)
+                .map_err(|e| e.to_string())?;
+            let e = tengen::net::NetEvaluator::on(net.net, max_batch, backend)
+                .map_err(|e| e.to_string())?;
+            Ok(Arc::new(e))
         }
     }
 }
@@ -510,7 +583,10 @@ fn run(cli: Cli) -> Result<(), String> {
         .device
         .parse()
         .map_err(|e: tengen::net::NetError| e.to_string())?;
-    let device = select(choice).map_err(|e| e.to_string())?;
+    // Play (self-play, gates, matches) on the fast CPU path for `cpu`;
+    // training on burn's device.
+    let backend = tengen::net::device::backend(choice).map_err(|e| e.to_string())?;
+    let device = backend.device.clone();
     match cli.cmd {
         Cmd::Selfplay {
             model,
@@ -523,7 +599,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let eval = play_evaluator(
                 model.as_deref(),
                 &arch,
-                &device,
+                &backend,
                 cfg.parallel * cfg.batch_size,
             )?;
             let b = bar(cfg.games as u64, "selfplay");
@@ -629,13 +705,13 @@ fn run(cli: Cli) -> Result<(), String> {
             m.check()?;
             let mut a = Tengen::new(
                 "candidate",
-                looping::evaluator(&candidate, &device, m.max_batch())?,
+                looping::evaluator(&candidate, &backend, m.max_batch())?,
                 m.search(),
                 m.limits(),
             );
             let mut b_ = Tengen::new(
                 "best",
-                looping::evaluator(&best, &device, m.max_batch())?,
+                looping::evaluator(&best, &backend, m.max_batch())?,
                 m.search(),
                 m.limits(),
             );
@@ -686,7 +762,7 @@ fn run(cli: Cli) -> Result<(), String> {
             for _ in 0..m.parallel {
                 let a = Tengen::new(
                     "tengen",
-                    looping::evaluator(&model, &device, m.max_batch())?,
+                    looping::evaluator(&model, &backend, m.max_batch())?,
                     m.search(),
                     m.limits(),
                 );
@@ -731,10 +807,34 @@ fn run(cli: Cli) -> Result<(), String> {
             gate_games,
             gate_visits,
             generations,
+            until_generation,
+            init,
+            gate_komi,
+            anchors,
+            anchor_games,
+            anchor_visits,
+            anchor_komi,
+            anchor_parallel,
             sp,
             tr,
         } => {
             let sp = sp.config();
+            let anchors = if anchors.is_empty() {
+                None
+            } else {
+                Some(tengen_train::anchors::AnchorConfig {
+                    anchors: anchors
+                        .iter()
+                        .map(|a| tengen_train::anchors::Anchor::parse(a))
+                        .collect::<Result<_, _>>()?,
+                    games: anchor_games.max(1),
+                    visits: anchor_visits.max(1),
+                    komi: anchor_komi,
+                    size: sp.max_size,
+                    parallel: anchor_parallel.clamp(1, 64),
+                    gtp_timeout: Duration::from_secs(120),
+                })
+            };
             let cfg = LoopConfig {
                 max_batch: sp.parallel * sp.batch_size,
                 selfplay: sp,
@@ -743,11 +843,16 @@ fn run(cli: Cli) -> Result<(), String> {
                 games_per_gen,
                 gate_games,
                 gate_visits,
+                gate_komi,
                 generations,
+                until: until_generation,
                 arch: parse_arch(&arch)?,
+                init,
+                backend: backend.clone(),
+                anchors,
             };
             cfg.selfplay.check()?;
-            let s = looping::run(&cfg, &root, &device)?;
+            let s = looping::run(&cfg, &root)?;
             print_json(&s);
         }
     }

@@ -21,8 +21,24 @@
 //! - **Resignation** below `resign_threshold` for `resign_consecutive`
 //!   moves of the same player, except in a `resign_check_fraction` of
 //!   games that are played out to measure false resignations.
-//! - Board size and komi drawn per game from the configured ranges;
-//!   temperature decays from `temp_start` to `temp_end` with a half-life
+//! - **Every komi and ruleset** ([`SelfplayConfig::draw_rules`]): each
+//!   game's komi is drawn around the fair komi of its scoring (9×9 and
+//!   up: 7 under area scoring, 6 under territory; KataGo's values), with
+//!   a normal spread of `komi_stdev` points most of the time and uniform
+//!   over `[min_komi, max_komi]` in a `komi_wide` share of games, so the
+//!   value and score heads see lopsided komi too; rounded to a whole
+//!   point in `komi_integer` of the games and to a half point otherwise
+//!   (draws possible, and both parities of the board). A
+//!   `territory_prob` share of games uses Japanese rules (territory
+//!   scoring, simple ko; the count takes stones in the other side's
+//!   pass-alive area as prisoners, the search scores its terminal nodes
+//!   the same way), the rest Chinese rules.
+//! - **Varied openings**: in an `opening_prob` share of games the first
+//!   1..=`opening_max` moves are drawn from the net's raw policy at
+//!   temperature 1 (no search, no training sample), so games branch from
+//!   many openings rather than a few the search prefers.
+//! - Board size drawn per game from the configured range; temperature
+//!   decays from `temp_start` to `temp_end` with a half-life
 //!   in moves scaled by the board area.
 //!
 //! Games are deterministic per (seed, game index) given a deterministic
@@ -40,7 +56,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tengen::analysis::batching::BatchingEvaluator;
 use tengen::eval::{policy_index, Evaluator};
-use tengen::rules::{Color, Move};
+use tengen::rules::{Color, Move, Ruleset, Scoring};
 use tengen::search::{Limits, MoveInfo, Search, SearchConfig};
 
 use crate::game::{result_text, Game};
@@ -60,9 +76,23 @@ pub struct SelfplayConfig {
     pub full_prob: f32,
     pub min_size: usize,
     pub max_size: usize,
-    /// Komi drawn uniformly in this range and rounded to half a point.
+    /// Komi range: every drawn komi is clamped to it, and a `komi_wide`
+    /// share of games draws uniformly from it.
     pub min_komi: f32,
     pub max_komi: f32,
+    /// Normal spread around the fair komi (0: always the fair komi, or a
+    /// uniform draw from the range when `komi_wide` is 1).
+    pub komi_stdev: f32,
+    /// Share of games with komi uniform over `[min_komi, max_komi]`.
+    pub komi_wide: f32,
+    /// Share of games with a whole-point komi (the rest: x.5).
+    pub komi_integer: f32,
+    /// Share of games under Japanese rules (territory scoring).
+    pub territory_prob: f32,
+    /// Share of games whose first moves come from the raw policy.
+    pub opening_prob: f32,
+    /// At most this many such moves on 9×9 (scaled by board area).
+    pub opening_max: usize,
     /// Root Dirichlet noise on full searches.
     pub noise: bool,
     pub temp_start: f32,
@@ -96,8 +126,14 @@ impl Default for SelfplayConfig {
             full_prob: 0.25,
             min_size: 9,
             max_size: 9,
-            min_komi: 6.5,
-            max_komi: 7.5,
+            min_komi: -10.0,
+            max_komi: 20.0,
+            komi_stdev: 3.0,
+            komi_wide: 0.25,
+            komi_integer: 0.5,
+            territory_prob: 0.25,
+            opening_prob: 0.3,
+            opening_max: 4,
             noise: true,
             temp_start: 0.8,
             temp_end: 0.2,
@@ -126,8 +162,19 @@ impl SelfplayConfig {
         if self.visits_full == 0 || self.visits_fast == 0 {
             return Err("visits must be at least 1".into());
         }
-        if !(0.0..=1.0).contains(&self.full_prob) {
-            return Err("full_prob must be in [0, 1]".into());
+        for (name, p) in [
+            ("full_prob", self.full_prob),
+            ("komi_wide", self.komi_wide),
+            ("komi_integer", self.komi_integer),
+            ("territory_prob", self.territory_prob),
+            ("opening_prob", self.opening_prob),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(format!("{name} must be in [0, 1]"));
+            }
+        }
+        if !(self.komi_stdev >= 0.0 && self.komi_stdev <= 50.0) {
+            return Err("komi_stdev must be in [0, 50]".into());
         }
         if !(self.min_komi <= self.max_komi
             && self.min_komi.abs() <= 150.0
@@ -142,6 +189,47 @@ impl SelfplayConfig {
             return Err("temperatures must be >= 0 and the half-life > 0".into());
         }
         Ok(())
+    }
+}
+
+/// KataGo's fair komi for a board of `size` under `scoring` (9×9 and up;
+/// smaller boards favour Black by more, and get the range's draw).
+pub fn fair_komi(size: usize, scoring: Scoring) -> f32 {
+    let area = if size >= 9 { 7.0 } else { 9.0 };
+    match scoring {
+        Scoring::Area => area,
+        Scoring::Territory => area - 1.0,
+    }
+}
+
+impl SelfplayConfig {
+    /// The rules of one game of `size` (see the module docs), drawn with
+    /// `rng`.
+    pub fn draw_rules(&self, size: usize, rng: &mut impl Rng) -> Ruleset {
+        let base = if rng.random::<f32>() < self.territory_prob {
+            Ruleset::japanese()
+        } else {
+            Ruleset::chinese()
+        };
+        if self.min_komi == self.max_komi {
+            return base.with_komi(self.min_komi);
+        }
+        let komi = if rng.random::<f32>() < self.komi_wide {
+            rng.random_range(self.min_komi..=self.max_komi)
+        } else {
+            // Box-Muller: one standard normal draw.
+            let u1 = rng.random::<f32>().max(1e-7);
+            let u2 = rng.random::<f32>();
+            let z = (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos();
+            fair_komi(size, base.scoring) + self.komi_stdev * z
+        };
+        let komi = komi.clamp(self.min_komi, self.max_komi);
+        let komi = if rng.random::<f32>() < self.komi_integer {
+            komi.round()
+        } else {
+            komi.floor() + 0.5
+        };
+        base.with_komi(komi.clamp(self.min_komi.ceil() - 0.5, self.max_komi.floor() + 0.5))
     }
 }
 
@@ -306,9 +394,26 @@ fn play_game(
     let seed = derive_seed(cfg.seed, 1, index as u64);
     let mut rng = StdRng::seed_from_u64(seed);
     let size = rng.random_range(cfg.min_size..=cfg.max_size);
-    let komi = (rng.random_range(cfg.min_komi..=cfg.max_komi) * 2.0).round() / 2.0;
-    let mut game = Game::new(size, komi)?;
+    let rules = cfg.draw_rules(size, &mut rng);
+    let mut game = Game::with_rules(size, rules)?;
     let n = size * size;
+    // Varied openings: moves from the raw policy, not training samples.
+    let opening = if rng.random::<f32>() < cfg.opening_prob {
+        let max = ((cfg.opening_max as f32 * n as f32 / 81.0).round() as usize).max(1);
+        rng.random_range(1..=max)
+    } else {
+        0
+    };
+    for _ in 0..opening {
+        let out = eval.evaluate(&[game.eval_input()]).pop();
+        let Some(out) = out else { break };
+        let mv = choose(&out.policy, 1.0, size, &mut rng).unwrap_or(Move::Pass);
+        if mv == Move::Pass || !game.position.is_legal(mv) {
+            break;
+        }
+        game.play(mv, Some("opening move drawn from the raw policy"))
+            .map_err(|e| format!("opening move {mv:?} illegal: {e}"))?;
+    }
     let base = SearchConfig {
         threads: 1,
         batch_size: cfg.batch_size,
@@ -316,6 +421,7 @@ fn play_game(
         lcb_check: false,
         ..SearchConfig::default()
     };
+    let opening_played = game.moves.len();
     let mut search = Search::new(eval, base.clone());
     let may_resign =
         cfg.resign_threshold.is_some() && rng.random::<f32>() >= cfg.resign_check_fraction;
@@ -412,7 +518,7 @@ fn play_game(
         }
         let opp_move = game
             .moves
-            .get(ply + 1)
+            .get(opening_played + ply + 1)
             .map_or(NO_MOVE, |&(_, m)| policy_index(m, size) as u16);
         samples.push(Sample {
             size,
@@ -527,4 +633,51 @@ fn choose(p: &[f32], temp: f32, size: usize, rng: &mut StdRng) -> Option<Move> {
         }
     }
     w.iter().rposition(|&x| x > 0.0).map(to_move)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_cover_komi_and_scorings_around_the_fair_value() {
+        let cfg = SelfplayConfig::default();
+        let mut rng = StdRng::seed_from_u64(3);
+        let draws: Vec<Ruleset> = (0..4000).map(|_| cfg.draw_rules(9, &mut rng)).collect();
+        let territory = draws
+            .iter()
+            .filter(|r| r.scoring == Scoring::Territory)
+            .count() as f64
+            / 4000.0;
+        assert!(
+            (territory - 0.25).abs() < 0.03,
+            "territory share {territory}"
+        );
+        assert!(draws
+            .iter()
+            .all(|r| r.scoring == Scoring::Area || r.ko == tengen::rules::KoRule::Simple));
+        let komi: Vec<f32> = draws.iter().map(|r| r.komi).collect();
+        assert!(komi.iter().all(|k| (-10.0..=20.0).contains(k)));
+        assert!(
+            komi.iter().all(|k| (k * 2.0).fract() == 0.0),
+            "whole or half points"
+        );
+        let half = komi.iter().filter(|k| k.fract() != 0.0).count() as f64 / 4000.0;
+        assert!((half - 0.5).abs() < 0.04, "half-point share {half}");
+        // Most games near the fair komi of their scoring, some far off.
+        let near = draws
+            .iter()
+            .filter(|r| (r.komi - fair_komi(9, r.scoring)).abs() <= 3.5)
+            .count() as f64
+            / 4000.0;
+        assert!((0.5..0.8).contains(&near), "near share {near}");
+        assert!(komi.iter().any(|&k| k <= -5.0) && komi.iter().any(|&k| k >= 15.0));
+        // A fixed komi stays fixed.
+        let fixed = SelfplayConfig {
+            min_komi: 7.0,
+            max_komi: 7.0,
+            ..SelfplayConfig::default()
+        };
+        assert!((0..50).all(|_| fixed.draw_rules(9, &mut rng).komi == 7.0));
+    }
 }

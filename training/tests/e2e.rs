@@ -55,7 +55,8 @@ fn tiny_selfplay_train_gate() {
     assert!(sum.train_loss.unwrap().total.is_finite());
     assert!(out.join("LATEST").exists());
     let model = out.join("model.safetensors");
-    let eval = evaluator(&model, &Device::flex(), 8).unwrap();
+    let fast = tengen::net::device::backend(tengen::net::device::DeviceChoice::Cpu).unwrap();
+    let eval = evaluator(&model, &fast, 8).unwrap();
     // metrics.csv: a header and one row per checkpoint (steps 2 and 4).
     let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
     assert_eq!(metrics.lines().count(), 3, "{metrics}");
@@ -77,9 +78,7 @@ fn tiny_selfplay_train_gate() {
     let input = [tengen::eval::EvalInput::new(
         tengen::rules::Position::new(5, tengen::rules::Ruleset::default()).unwrap(),
     )];
-    let a = evaluator(&again, &Device::flex(), 8)
-        .unwrap()
-        .evaluate(&input);
+    let a = evaluator(&again, &fast, 8).unwrap().evaluate(&input);
     assert_eq!(a, eval.evaluate(&input));
 
     let mut a = Tengen::new(
@@ -97,7 +96,7 @@ fn tiny_selfplay_train_gate() {
     let cfg = SeriesConfig {
         games: 2,
         size: 5,
-        komi: 2.5,
+        komi: vec![2.5],
         max_moves: 40,
         sprt: None,
         sgf_dir: Some(root.join("gate")),

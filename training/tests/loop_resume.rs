@@ -3,7 +3,6 @@
 
 mod common;
 
-use burn::tensor::Device;
 use tengen_train::looping::{self, LoopConfig, Stage};
 use tengen_train::selfplay::SelfplayConfig;
 use tengen_train::train::TrainConfig;
@@ -31,24 +30,28 @@ fn config() -> LoopConfig {
         games_per_gen: 4,
         gate_games: 2,
         gate_visits: 4,
+        gate_komi: vec![5.5, 7.0],
         generations: 1,
+        until: None,
         arch: common::tiny(),
+        init: None,
         max_batch: 8,
+        backend: tengen::net::device::backend(tengen::net::device::DeviceChoice::Cpu).unwrap(),
+        anchors: None,
     }
 }
 
 #[test]
 fn loop_resumes_across_calls_and_stages() {
     let root = common::tmp("loop");
-    let dev = Device::flex();
-    let s = looping::run(&config(), &root, &dev).unwrap();
+    let s = looping::run(&config(), &root).unwrap();
     assert_eq!((s.generation, s.stage), (1, Stage::Selfplay));
     // Pretend a kill after self-play of generation 1: the state says
     // "train"; the next call trains, gates and finishes the generation.
     let path = root.join("loop.json");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replace("\"Selfplay\"", "\"Train\"")).unwrap();
-    let s = looping::run(&config(), &root, &dev).unwrap();
+    let s = looping::run(&config(), &root).unwrap();
     assert_eq!((s.generation, s.stage), (2, Stage::Selfplay));
     let csv = std::fs::read_to_string(root.join("metrics.csv")).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");

@@ -99,7 +99,7 @@ fn series_config(dir: &std::path::Path, games: u32) -> SeriesConfig {
     SeriesConfig {
         games,
         size: 5,
-        komi: 2.5,
+        komi: vec![2.5],
         max_moves: 40,
         sprt: None,
         sgf_dir: Some(dir.to_path_buf()),

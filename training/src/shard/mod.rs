@@ -144,16 +144,28 @@ pub fn list(dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
 
 /// The next free shard name in `dir`: `shard-NNNNNNNN.tgs`.
 pub fn next_path(dir: &Path) -> Result<PathBuf, ShardError> {
-    let next = list(dir)?
+    Ok(path_of(dir, next_index(dir)?))
+}
+
+/// The number the next shard in `dir` gets: one past the highest.
+pub fn next_index(dir: &Path) -> Result<u64, ShardError> {
+    Ok(list(dir)?
         .iter()
-        .filter_map(|p| {
-            p.file_stem()?
-                .to_str()?
-                .strip_prefix("shard-")?
-                .parse::<u64>()
-                .ok()
-        })
+        .filter_map(|p| index_of(p))
         .max()
-        .map_or(0, |m| m + 1);
-    Ok(dir.join(format!("shard-{next:08}.tgs")))
+        .map_or(0, |m| m + 1))
+}
+
+/// The number in a shard's file name (`shard-00000012.tgs` → 12).
+pub fn index_of(path: &Path) -> Option<u64> {
+    path.file_stem()?
+        .to_str()?
+        .strip_prefix("shard-")?
+        .parse::<u64>()
+        .ok()
+}
+
+/// The file of shard number `i` in `dir`.
+pub fn path_of(dir: &Path, i: u64) -> PathBuf {
+    dir.join(format!("shard-{i:08}.tgs"))
 }
