@@ -19,6 +19,7 @@ pub mod elo;
 pub mod game;
 pub mod gtp_client;
 pub mod human;
+pub mod komi_curve;
 pub mod looping;
 pub mod metrics;
 pub mod model;

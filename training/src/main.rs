@@ -150,6 +150,23 @@ enum Cmd {
         #[command(flatten)]
         m: MatchArgs,
     },
+    /// The net's White lead and winrate on the empty board at each komi
+    /// (CSV), and how often the lead falls as komi rises.
+    KomiCurve {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long, default_value_t = 9)]
+        size: usize,
+        #[arg(long, default_value_t = -10.0, allow_negative_numbers = true)]
+        from: f32,
+        #[arg(long, default_value_t = 10.0, allow_negative_numbers = true)]
+        to: f32,
+        #[arg(long, default_value_t = 0.5)]
+        step: f32,
+        /// Ruleset name (chinese, japanese, tromp-taylor, nz, aga, korean).
+        #[arg(long, default_value = "chinese")]
+        rules: String,
+    },
     /// selfplay → train → gate, resumable.
     Loop {
         #[arg(long)]
@@ -797,6 +814,37 @@ fn run(cli: Cli) -> Result<(), String> {
                 think.mean_secs(),
                 think.longest.as_secs_f64(),
                 think.moves
+            );
+        }
+        Cmd::KomiCurve {
+            model,
+            size,
+            from,
+            to,
+            step,
+            rules,
+        } => {
+            let rules = tengen::rules::Ruleset::from_name(&rules)
+                .ok_or_else(|| format!("unknown ruleset {rules:?}"))?;
+            if !(step > 0.0 && from <= to && (to - from) / step <= 10_000.0) {
+                return Err("need --step > 0 and --from <= --to (at most 10,000 points)".into());
+            }
+            if !(2..=19).contains(&size) {
+                return Err("--size must be 2..=19".into());
+            }
+            let n = ((to - from) / step).round() as usize;
+            let komis: Vec<f32> = (0..=n).map(|i| from + i as f32 * step).collect();
+            let eval = looping::evaluator(&model, &backend, 64)?;
+            let pts = tengen_train::komi_curve::curve(&eval, size, rules, &komis)?;
+            println!("komi,white_lead,white_winrate");
+            for p in &pts {
+                println!("{},{:.3},{:.4}", p.komi, p.white_lead, p.white_win);
+            }
+            println!(
+                "# lead falls at {} of {} steps (by > 0.1 point); slope {:.3} points of lead per point of komi",
+                tengen_train::komi_curve::falls(&pts, 0.1),
+                pts.len().saturating_sub(1),
+                tengen_train::komi_curve::slope(&pts)
             );
         }
         Cmd::Loop {
