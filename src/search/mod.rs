@@ -38,6 +38,7 @@ pub mod analysis;
 mod backup;
 mod batcher;
 mod gather;
+mod gumbel;
 mod noise;
 pub mod passing;
 mod select;
@@ -53,6 +54,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 pub use analysis::{AnalysisSnapshot, MoveInfo};
+pub use gumbel::{schedule, GumbelConfig, GumbelResult, Phase, QNorm};
 
 use crate::eval::{EvalInput, Evaluator};
 use crate::rules::{Color, Move, Position, Ruleset};
@@ -502,6 +504,7 @@ impl Search {
             early_stop: cfg.early_stop && !temperature_on && !cfg.noise,
             start,
             pending: AtomicUsize::new(0),
+            root_plan: None,
         };
         self.meter.fade();
 
