@@ -203,6 +203,10 @@ struct SpArgs {
     games_per_shard: usize,
     #[arg(long, default_value_t = 1)]
     sp_seed: u64,
+    /// Full searches are Gumbel root searches over this many sampled moves
+    /// (off when absent).
+    #[arg(long)]
+    gumbel_m: Option<usize>,
 }
 
 impl SpArgs {
@@ -221,6 +225,7 @@ impl SpArgs {
             resign_check_fraction: self.resign_check,
             games_per_shard: self.games_per_shard,
             seed: self.sp_seed,
+            gumbel_m: self.gumbel_m,
             ..SelfplayConfig::default()
         }
     }
