@@ -33,6 +33,11 @@
 //! to visits^(1/T) (self-play). The resignation threshold is off by
 //! default: tournaments should leave it off; the engine decides what to do
 //! with [`SearchResult::resign`].
+//!
+//! # Gumbel root search
+//! [`Search::run_gumbel`] is the other way to search a move, for
+//! self-play at small budgets: Sequential Halving over Gumbel-sampled root
+//! moves, with an improved-policy target (`gumbel.rs` docs).
 
 pub mod analysis;
 mod backup;
