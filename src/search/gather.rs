@@ -61,6 +61,45 @@ pub(crate) struct Ctx<'a> {
     /// Positions gathered for the evaluator and not yet back (changed
     /// under the tree lock when gathering).
     pub pending: AtomicUsize,
+    /// Root children fixed in advance (Gumbel's Sequential Halving,
+    /// `gumbel.rs`); `None`: PUCT chooses at the root too.
+    pub root_plan: Option<RootPlan>,
+}
+
+/// The root edges a run's descents follow, in order, instead of PUCT at
+/// the root (below the root PUCT still chooses). A descent takes the next
+/// entry; one that collides gives it back. The budget ends when every
+/// entry is taken.
+pub(crate) struct RootPlan {
+    /// Indices into `Tree::edges` of root edges.
+    pub edges: Vec<usize>,
+    /// The next entry to take (changed under the tree lock only).
+    pub next: AtomicUsize,
+}
+
+impl RootPlan {
+    pub fn new(edges: Vec<usize>) -> RootPlan {
+        RootPlan {
+            edges,
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    fn take(&self) -> Option<usize> {
+        let i = self.next.load(Ordering::Relaxed);
+        let e = *self.edges.get(i)?;
+        self.next.store(i + 1, Ordering::Relaxed);
+        Some(e)
+    }
+
+    fn give_back(&self) {
+        let i = self.next.load(Ordering::Relaxed);
+        self.next.store(i.saturating_sub(1), Ordering::Relaxed);
+    }
+
+    fn exhausted(&self) -> bool {
+        self.next.load(Ordering::Relaxed) >= self.edges.len()
+    }
 }
 
 /// Kept free before a deadline beyond the predicted evaluator time: the
@@ -116,6 +155,9 @@ impl Ctx<'_> {
     }
 
     fn budget_left(&self, tree: &Tree) -> bool {
+        if self.root_plan.as_ref().is_some_and(|p| p.exhausted()) {
+            return false;
+        }
         let r = tree.root();
         if let Some(v) = self.max_visits {
             if (r.visits + r.in_flight) as u64 >= v {
@@ -321,6 +363,8 @@ fn round(ctx: &Ctx) -> Round {
 fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
     let mut node = 0u32;
     let mut path: Vec<Move> = Vec::new();
+    // Whether this descent took an entry of the root plan.
+    let mut planned = false;
     loop {
         let n = &tree.nodes[node as usize];
         let (state, in_flight, parent, passes) = (n.state, n.in_flight, n.parent, n.passes);
@@ -330,6 +374,11 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
                 if in_flight > 0 {
                     if parent != NONE {
                         undo_virtual_loss(tree, parent);
+                    }
+                    if planned {
+                        if let Some(p) = &ctx.root_plan {
+                            p.give_back();
+                        }
                     }
                     return Descent::Collision;
                 }
@@ -349,7 +398,19 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
             State::Expanded => {
                 tree.nodes[node as usize].in_flight += 1;
                 let allow_new = !tree.is_full();
-                let Some(e) = select_edge(tree, node, &ctx.puct, allow_new) else {
+                let choice = match &ctx.root_plan {
+                    Some(plan) if node == 0 => {
+                        let Some(e) = plan.take() else {
+                            // Plan spent (the budget check comes first).
+                            undo_virtual_loss(tree, 0);
+                            return Descent::Collision;
+                        };
+                        planned = true;
+                        Some(e)
+                    }
+                    _ => select_edge(tree, node, &ctx.puct, allow_new),
+                };
+                let Some(e) = choice else {
                     // Full tree and no child yet: visit this node again.
                     backup(tree, node, own_wl, own_score, None, &ctx.utility);
                     return Descent::Done;

@@ -33,11 +33,17 @@
 //! to visits^(1/T) (self-play). The resignation threshold is off by
 //! default: tournaments should leave it off; the engine decides what to do
 //! with [`SearchResult::resign`].
+//!
+//! # Gumbel root search
+//! [`Search::run_gumbel`] is the other way to search a move, for
+//! self-play at small budgets: Sequential Halving over Gumbel-sampled root
+//! moves, with an improved-policy target (`gumbel.rs` docs).
 
 pub mod analysis;
 mod backup;
 mod batcher;
 mod gather;
+mod gumbel;
 mod noise;
 pub mod passing;
 mod select;
@@ -53,6 +59,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 pub use analysis::{AnalysisSnapshot, MoveInfo};
+pub use gumbel::{schedule, GumbelConfig, GumbelResult, Phase, QNorm};
 
 use crate::eval::{EvalInput, Evaluator};
 use crate::rules::{Color, Move, Position, Ruleset};
@@ -502,6 +509,7 @@ impl Search {
             early_stop: cfg.early_stop && !temperature_on && !cfg.noise,
             start,
             pending: AtomicUsize::new(0),
+            root_plan: None,
         };
         self.meter.fade();
 

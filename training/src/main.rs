@@ -271,6 +271,14 @@ struct SpArgs {
     games_per_shard: usize,
     #[arg(long, default_value_t = 1)]
     sp_seed: u64,
+    /// Full searches are Gumbel root searches over this many sampled moves
+    /// (off when absent).
+    #[arg(long)]
+    gumbel_m: Option<usize>,
+    /// The Gumbel search's c_scale (mctx's 0.1; the paper's 1.0 gives
+    /// nearly one-hot targets).
+    #[arg(long, default_value_t = 0.1)]
+    gumbel_c_scale: f32,
 }
 
 impl SpArgs {
@@ -294,6 +302,8 @@ impl SpArgs {
             resign_check_fraction: self.resign_check,
             games_per_shard: self.games_per_shard,
             seed: self.sp_seed,
+            gumbel_m: self.gumbel_m,
+            gumbel_c_scale: self.gumbel_c_scale,
             ..SelfplayConfig::default()
         }
     }
