@@ -271,6 +271,10 @@ struct SpArgs {
     games_per_shard: usize,
     #[arg(long, default_value_t = 1)]
     sp_seed: u64,
+    /// Evaluator queues at once (the games split among them): one per
+    /// core to use all cores.
+    #[arg(long, default_value_t = 1)]
+    eval_lanes: usize,
     /// Full searches are Gumbel root searches over this many sampled moves
     /// (off when absent).
     #[arg(long)]
@@ -302,6 +306,7 @@ impl SpArgs {
             resign_check_fraction: self.resign_check,
             games_per_shard: self.games_per_shard,
             seed: self.sp_seed,
+            eval_lanes: self.eval_lanes.clamp(1, 64),
             gumbel_m: self.gumbel_m,
             gumbel_c_scale: self.gumbel_c_scale,
             ..SelfplayConfig::default()

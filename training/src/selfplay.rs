@@ -118,6 +118,10 @@ pub struct SelfplayConfig {
     pub games_per_shard: usize,
     /// Leaves a search gathers per evaluator call.
     pub batch_size: usize,
+    /// Evaluator queues working at once (games split among them): 2 on
+    /// two cores lets two batches run at the same time.
+    #[serde(default = "one")]
+    pub eval_lanes: usize,
     pub seed: u64,
     /// Full searches are Gumbel root searches over this many sampled moves
     /// (`None`: off; see the module docs).
@@ -128,6 +132,10 @@ pub struct SelfplayConfig {
     /// policy nearly one-hot at these visit counts.
     #[serde(default = "default_c_scale")]
     pub gumbel_c_scale: f32,
+}
+
+fn one() -> usize {
+    1
 }
 
 fn default_c_scale() -> f32 {
@@ -163,6 +171,7 @@ impl Default for SelfplayConfig {
             max_moves_factor: 2.0,
             games_per_shard: 16,
             batch_size: 8,
+            eval_lanes: 1,
             seed: 1,
             gumbel_m: None,
             gumbel_c_scale: default_c_scale(),
@@ -299,16 +308,25 @@ pub fn run(
     cfg.check()?;
     std::fs::create_dir_all(out.join("sgf")).map_err(|e| format!("{}: {e}", out.display()))?;
     let start = Instant::now();
-    let shared = Arc::new(BatchingEvaluator::new(eval, Duration::from_millis(5)));
+    // One batching queue per lane: a lane's games wait for each other's
+    // leaves, and lanes evaluate at the same time (one core each).
+    let lanes: Vec<Arc<BatchingEvaluator>> = (0..cfg.eval_lanes.max(1))
+        .map(|_| {
+            Arc::new(BatchingEvaluator::new(
+                eval.clone(),
+                Duration::from_millis(5),
+            ))
+        })
+        .collect();
     let next = Arc::new(AtomicUsize::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<(usize, Result<Played, String>)>();
     let workers = cfg.parallel.min(cfg.games.max(1));
     let mut handles = Vec::new();
-    for _ in 0..workers {
+    for w in 0..workers {
         let (cfg, shared, next, stop, tx) = (
             cfg.clone(),
-            shared.clone(),
+            lanes[w % lanes.len()].clone(),
             next.clone(),
             stop.clone(),
             tx.clone(),
