@@ -73,6 +73,49 @@ pub fn slope(points: &[Point]) -> f32 {
     sxy / sxx
 }
 
+pub const SUMMARY_HEADER: &str =
+    "generation,rules,falls,steps,slope,white_lead_at_5.5,white_lead_at_7,white_win_at_5.5,white_win_at_7";
+
+/// Appends the komi-curve summary of the net at `model` (komi −10..10 in
+/// half points on the empty `size` board, Chinese and Japanese rules) as
+/// generation `g`'s rows of `csv`, unless that generation has rows there.
+pub fn record(
+    eval: &Arc<dyn Evaluator>,
+    size: usize,
+    g: u32,
+    csv: &std::path::Path,
+) -> Result<(), String> {
+    let have = std::fs::read_to_string(csv).unwrap_or_default();
+    if have
+        .lines()
+        .skip(1)
+        .any(|l| l.split(',').next() == Some(&g.to_string()))
+    {
+        return Ok(());
+    }
+    let komis: Vec<f32> = (0..=40).map(|i| -10.0 + 0.5 * i as f32).collect();
+    let mut rows = Vec::new();
+    for (name, rules) in [
+        ("chinese", Ruleset::chinese()),
+        ("japanese", Ruleset::japanese()),
+    ] {
+        let pts = curve(eval, size, rules, &komis)?;
+        let at = |k: f32| pts.iter().find(|p| p.komi == k).copied();
+        let (a, b) = (at(5.5), at(7.0));
+        rows.push(format!(
+            "{g},{name},{},{},{:.3},{:.3},{:.3},{:.4},{:.4}",
+            falls(&pts, 0.1),
+            pts.len() - 1,
+            slope(&pts),
+            a.map_or(f32::NAN, |p| p.white_lead),
+            b.map_or(f32::NAN, |p| p.white_lead),
+            a.map_or(f32::NAN, |p| p.white_win),
+            b.map_or(f32::NAN, |p| p.white_win),
+        ));
+    }
+    crate::util::append_csv_row(csv, SUMMARY_HEADER, &rows.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

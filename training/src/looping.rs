@@ -13,7 +13,8 @@
 //! when the backend says so) → train the trainer's checkpoint on the
 //! newest shards → gate the candidate against the best (SPRT, komi
 //! alternating between the gate's komi values) → when promoted, play the
-//! anchors with the new best. The start net plays the anchors first, so
+//! anchors with the new best and record its komi curve (`komi-curve.csv`,
+//! see [`crate::komi_curve::record`]). The start net plays the anchors first, so
 //! the curve has its origin. Hours of self-play, training and gating are
 //! summed in the state (a killed stage's time until its last saved step).
 //!
@@ -433,6 +434,14 @@ pub fn run(cfg: &LoopConfig, root: &Path) -> Result<LoopState, String> {
                             ),
                         );
                     }
+                    // The komi curve of the same net (cheap: 82 evaluations).
+                    let eval = evaluator(&best, &cfg.backend, 64)?;
+                    crate::komi_curve::record(
+                        &eval,
+                        ac.size,
+                        st.best_gen,
+                        &root.join("komi-curve.csv"),
+                    )?;
                     st.anchor_secs += t0.elapsed().as_secs_f64();
                 }
                 st.stage = Stage::Selfplay;

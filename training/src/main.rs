@@ -166,6 +166,12 @@ enum Cmd {
         /// Ruleset name (chinese, japanese, tromp-taylor, nz, aga, korean).
         #[arg(long, default_value = "chinese")]
         rules: String,
+        /// Also append the loop's summary rows (Chinese and Japanese,
+        /// komi -10..10) for generation --generation to this CSV.
+        #[arg(long)]
+        record: Option<PathBuf>,
+        #[arg(long, default_value_t = 0)]
+        generation: u32,
     },
     /// selfplay → train → gate, resumable.
     Loop {
@@ -838,6 +844,8 @@ fn run(cli: Cli) -> Result<(), String> {
             to,
             step,
             rules,
+            record,
+            generation,
         } => {
             let rules = tengen::rules::Ruleset::from_name(&rules)
                 .ok_or_else(|| format!("unknown ruleset {rules:?}"))?;
@@ -851,6 +859,9 @@ fn run(cli: Cli) -> Result<(), String> {
             let komis: Vec<f32> = (0..=n).map(|i| from + i as f32 * step).collect();
             let eval = looping::evaluator(&model, &backend, 64)?;
             let pts = tengen_train::komi_curve::curve(&eval, size, rules, &komis)?;
+            if let Some(csv) = &record {
+                tengen_train::komi_curve::record(&eval, size, generation, csv)?;
+            }
             println!("komi,white_lead,white_winrate");
             for p in &pts {
                 println!("{},{:.3},{:.4}", p.komi, p.white_lead, p.white_win);

@@ -171,6 +171,18 @@ fn loop_resumes_after_sigkill_at_every_stage() {
         })
         .sum();
     assert_eq!(sgf_games, GENERATIONS as usize * GAMES_PER_GEN);
+    // The komi curve of every anchored net, once per ruleset.
+    let curve = std::fs::read_to_string(run.join("komi-curve.csv")).unwrap();
+    let mut gens: Vec<u32> = curve
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(gens.len(), 2 * (keys.len() / 2), "{curve}");
+    gens.dedup();
+    let mut anchored: Vec<u32> = keys.iter().map(|k| k.0).collect();
+    anchored.dedup();
+    assert_eq!(gens, anchored, "{curve}");
     assert!(run.join("models").join("gen-0000.safetensors").exists());
     assert!(run.join("anchors.png").exists());
 }
