@@ -269,7 +269,7 @@ struct SpArgs {
     #[arg(long, default_value_t = 0.3)]
     opening_prob: f32,
     /// Winrate below which a player resigns (negative: never).
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = 0.05, allow_negative_numbers = true)]
     resign: f32,
     #[arg(long, default_value_t = 0.1)]
     resign_check: f32,
