@@ -184,3 +184,61 @@ fn no_pass_into_a_strict_jigo_with_dead_stones_in_a_pass_alive_area_with_the_heu
 fn no_pass_into_a_strict_jigo_with_dead_stones_in_a_pass_alive_area_with_the_shipped_net() {
     no_pass_into_a_strict_jigo("net");
 }
+
+/// Issue 18, from a gomill game against GNU Go level 1 (9×9, komi 7.5):
+/// after two passes White's bottom-left group (A2–F1) and Black's B1 C1
+/// share their only liberties A1, B2 and D1, a seki. GNU Go's
+/// `final_score` counted the White group dead (B+9.5); the Chinese count
+/// with every stone alive and A1 B2 D1 dame is W+17.5, which is what
+/// tengen answers with the shipped net (the heuristic evaluator's random
+/// playouts, like GNU Go, let the group die). `final_status_list seki`
+/// used to be empty here: a seki was only found where filling a shared
+/// liberty is self-atari.
+#[cfg(feature = "net")]
+#[test]
+fn a_seki_that_gnu_go_counted_dead_is_counted_alive() {
+    let mut s = SessionConfig {
+        size: 9,
+        seed: 3,
+        evaluator: "net".into(),
+        visits: Some(64),
+        autosave: Autosave::Off,
+        ..SessionConfig::default()
+    }
+    .build()
+    .unwrap();
+    ok(&mut s, "boardsize 9");
+    ok(&mut s, "komi 7.5");
+    let rows = [
+        "OO.......",
+        "XO.OO....",
+        "XXOO.O...",
+        "X.XXO..OO",
+        "XX.XXOOXO",
+        "XOXXOXXXX",
+        "OOOXOXX..",
+        "O.OOOX.X.",
+        ".XX.OOX..",
+    ];
+    let mut setup = String::from("gogui-setup");
+    for (y, row) in rows.iter().enumerate() {
+        for (x, ch) in row.chars().enumerate() {
+            let col = "ABCDEFGHJ".as_bytes()[x] as char;
+            match ch {
+                'X' => setup.push_str(&format!(" b {col}{}", 9 - y)),
+                'O' => setup.push_str(&format!(" w {col}{}", 9 - y)),
+                _ => {}
+            }
+        }
+    }
+    ok(&mut s, &setup);
+    ok(&mut s, "gogui-setup_player b");
+    ok(&mut s, "play b pass");
+    ok(&mut s, "play w pass");
+    assert_eq!(ok(&mut s, "final_status_list dead"), "");
+    assert_eq!(
+        ok(&mut s, "final_status_list seki"),
+        "B4 E4 A3 B3 C3 E3 A2 C2 D2 E2 E1 F1\nB1 C1"
+    );
+    assert_eq!(ok(&mut s, "final_score"), "W+17.5");
+}
