@@ -166,7 +166,8 @@ def main():
         text = open(path).read()
         name = os.path.basename(path)
         result = sgf_prop(text, "RE") or ""
-        moves = len(re.findall(r";[BW]\[", text))
+        played = re.findall(r"(?<![A-Z])[BW]\[([a-z]*)\]", text)
+        moves = len(played)
         scores = dict(re.findall(r"(tengen|gnugo) final_score: ([^\s\]]+)", text))
         black = "tengen" if "PB[tengen" in text else "gnugo"
         both = ("tengen %s, GNU Go %s" % (scores.get("tengen"), scores.get("gnugo"))
@@ -190,8 +191,9 @@ def main():
         for who, s in scores.items():
             if not RESULT.match(re.sub(r"\.0$", "", s)):
                 failures.append("%s: %s final_score %r does not parse" % (name, who, s))
-        if "tt]" not in text[-40:] and "resign" not in text.lower():
-            failures.append("%s: did not end by passes or resignation" % name)
+        if played[-2:] not in (["", ""], ["tt", "tt"], ["tt", ""], ["", "tt"]) \
+                and "resign" not in text.lower():
+            failures.append("%s: did not end by two passes or a resignation" % name)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
         for path in games:
