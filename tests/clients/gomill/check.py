@@ -2,7 +2,8 @@
 """gomill's exchange with `tengen gtp`: the real ringmaster of gomill 0.8.3
 (PyPI) plays a short playoff of 9x9 games, tengen against GNU Go level 1,
 at komi 7 and 7.5, both engines scoring (`scorer='players'`, so each
-game ends with `final_score` asked of both).
+game ends with `final_score` asked of both), and at komi 7 scored by
+ringmaster itself (every stone on the board alive).
 
 gomill 0.8.3 needs **Python 2** (2.7); this script itself is Python 3.
 It installs gomill with Python 2's pip into a cache folder and writes the
@@ -13,9 +14,11 @@ control file there.
 Checks: every game was played to its end (no void game, no forfeit, no
 illegal move, no engine error in ringmaster's log), every result parses
 (B+n, W+n or a jigo), and tengen's `final_score` agrees with GNU Go's
-(`--chinese-rules`) on the winner; a disagreement is printed as WARN and
-fails with --strict-scores. Exits 0 with "SKIP: ..." when Python 2, the
-package registry or GNU Go is not available.
+(`--chinese-rules`) on the winner, and in the games ringmaster scores,
+that its strict count does not take from tengen a game tengen's own
+count gives it (a pass with dead stones standing); a disagreement is
+printed as WARN and fails with --strict-scores. Exits 0 with "SKIP: ..."
+when Python 2, the package registry or GNU Go is not available.
 """
 import argparse
 import glob
@@ -100,6 +103,9 @@ matchups = [
             number_of_games={games}, scorer='players'),
     Matchup('tengen', 'gnugo', id='k75', komi=7.5, alternating=True,
             number_of_games={games}, scorer='players'),
+    # ringmaster's own count: every stone on the board alive.
+    Matchup('tengen', 'gnugo', id='k7strict', komi=7, alternating=True,
+            number_of_games={games}, scorer='internal'),
 ]
 """
 
@@ -109,6 +115,17 @@ RESULT = re.compile(r"^(0|Draw|[BW]\+(\d+(\.\d+)?)?)$")
 def sgf_prop(text, name):
     m = re.search(r"(?<![A-Z])" + name + r"\[((?:[^\]\\]|\\.)*)\]", text)
     return m.group(1) if m else None
+
+
+def tengen_count(tengen, sgf):
+    """tengen's own `final_score` of a finished game record."""
+    try:
+        r = subprocess.run([tengen, "gtp", "--no-autosave"], input="loadsgf %s\nfinal_score\nquit\n" % sgf,
+                           capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    replies = [l[1:].strip() for l in r.stdout.splitlines() if l.startswith("=")]
+    return replies[1] if len(replies) > 1 else "?"
 
 
 def main():
@@ -160,8 +177,8 @@ def main():
     if void:
         failures.append("%d void games (%s)" % (len(void), ", ".join(map(os.path.basename, void))))
     games = sorted(glob.glob(os.path.join(work, "check.games", "*.sgf")))
-    if len(games) != 2 * args.games:
-        failures.append("%d game records, %d games asked for" % (len(games), 2 * args.games))
+    if len(games) != 3 * args.games:
+        failures.append("%d game records, %d games asked for" % (len(games), 3 * args.games))
     for path in games:
         text = open(path).read()
         name = os.path.basename(path)
@@ -171,7 +188,8 @@ def main():
         scores = dict(re.findall(r"(tengen|gnugo) final_score: ([^\s\]]+)", text))
         black = "tengen" if "PB[tengen" in text else "gnugo"
         both = ("tengen %s, GNU Go %s" % (scores.get("tengen"), scores.get("gnugo"))
-                if scores else "both engines' final_score")
+                if scores else "ringmaster's count" if name.startswith("k7strict")
+                else "both engines' final_score")
         line = "game %s komi %s: tengen %s, %d moves, %s (%s)" % (
             name[:-4], sgf_prop(text, "KM"), "black" if black == "tengen" else "white",
             moves, result, both)
@@ -191,6 +209,15 @@ def main():
         for who, s in scores.items():
             if not RESULT.match(re.sub(r"\.0$", "", s)):
                 failures.append("%s: %s final_score %r does not parse" % (name, who, s))
+        if name.startswith("k7strict") and RESULT.match(result):
+            # A strict count that does not give tengen the game its own
+            # count gives it: tengen passed with dead stones standing.
+            own = tengen_count(tengen, path)
+            winner = lambda r: "B" if r.startswith("B+") else "W" if r.startswith("W+") else "0"
+            ours = "B" if black == "tengen" else "W"
+            if winner(own) == ours and winner(result) != ours:
+                warnings.append("%s: ringmaster's strict count %s, tengen's final_score %s: "
+                                "tengen passed while the strict count did not win" % (name, result, own))
         if played[-2:] not in (["", ""], ["tt", "tt"], ["tt", ""], ["", "tt"]) \
                 and "resign" not in text.lower():
             failures.append("%s: did not end by two passes or a resignation" % name)
