@@ -54,13 +54,20 @@ def ensure_venv():
             skip("katrain 1.20.0 did not import in its virtual environment: %s" % e)
     py = os.path.join(venv, "bin", "python")
     ok = os.path.join(venv, ".installed")
+    # The wheel is large (it carries KataGo nets); use the copy .ci/run
+    # downloads for the KataGo-net tests when it is there.
+    packages = list(PACKAGES)
+    wheel = os.environ.get("KATRAIN_WHEEL") or os.path.expanduser(
+        "~/.cache/tengen/katrain/katrain-1.20.0-py3-none-any.whl")
+    if os.path.isfile(wheel):
+        packages[0] = wheel
     wanted = " ".join(PACKAGES)
     if not os.path.exists(ok) or open(ok).read() != wanted:
         try:
             subprocess.run([sys.executable, "-m", "venv", venv], check=True, capture_output=True,
                            timeout=120)
             r = subprocess.run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                                "--no-deps"] + PACKAGES,
+                                "--no-deps"] + packages,
                                capture_output=True, text=True, timeout=600)
         except (OSError, subprocess.SubprocessError) as e:
             skip("could not make a virtual environment for katrain: %s" % e)
