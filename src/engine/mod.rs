@@ -60,7 +60,9 @@ use crate::eval::{Evaluator, PREV_BOARDS, RECENT_MOVES};
 use crate::game::Game;
 use crate::rules::score::Score;
 use crate::rules::{Color, Move};
-use crate::search::passing::{capture_dead, decide_with, PassReason, PassStyle};
+use crate::search::passing::{
+    capture_before_pass, capture_dead, decide_with, PassReason, PassStyle,
+};
 use crate::search::time::{scale, uncertainty_factor, MoveTime};
 use crate::search::{AnalysisSnapshot, Limits, Search, SearchConfig, SearchResult};
 use safety::{acceptable, emergency_move, meaningful_moves};
@@ -277,7 +279,14 @@ impl Engine {
         }
         let cands = meaningful_moves(pos, color, opts.cleanup);
         if cands.is_empty() {
-            return Generated::plain(Move::Pass, Some(PassReason::Settled));
+            // Settled everywhere; but a strict count may still score enemy
+            // stones inside our pass-alive area alive.
+            let mut mover = pos.clone();
+            mover.set_to_move(color);
+            return match capture_before_pass(&mover, &status::settled_dead(pos.board())) {
+                Some(mv) => Generated::plain(mv, Some(PassReason::CaptureDead)),
+                None => Generated::plain(Move::Pass, Some(PassReason::Settled)),
+            };
         }
         let opponent_passed = pos.last_move() == Some((color.opp(), Move::Pass));
         let time = time.map(|t| match self.settings.max_time {
@@ -334,8 +343,12 @@ impl Engine {
             }
         };
         // Belt and braces: the search and the passing rules must not be
-        // able to break the rules either.
-        let mv = if acceptable(mv, &cands) {
+        // able to break the rules either. A capture before a pass may be
+        // inside our own pass-alive area, as in cleanup.
+        let capturing = reason == Some(PassReason::CaptureDead);
+        let mv = if acceptable(mv, &cands)
+            || (capturing && acceptable(mv, &meaningful_moves(pos, color, true)))
+        {
             mv
         } else {
             result
@@ -627,6 +640,34 @@ mod tests {
                 engine().genmove(&g, c, Duration::from_millis(10), &stop),
                 Move::Pass
             );
+        }
+    }
+
+    /// Issue 18: the whole board pass-alive, a white stone at B2 inside
+    /// Black's area. A strict count (every stone alive, as gomill's
+    /// ringmaster counts) gives Black 13 and White 11, B2 and B1 neutral;
+    /// agreeing B2 is dead gives 15 to 10. At komi 2 the strict count is
+    /// a jigo, so Black takes B2 (at B1) before passing; at komi 1 it
+    /// wins and Black passes.
+    #[test]
+    fn captures_before_passing_on_a_settled_board_when_a_strict_count_would_not_win() {
+        let rows = ["X.XO.", "XXXOO", ".XXO.", "XOXOO", "X.XO."];
+        let stop = AtomicBool::new(false);
+        for (komi, want) in [(2.0, Move::Place(Point::new(1, 4))), (1.0, Move::Pass)] {
+            let mut g = Game::new(5, Ruleset::chinese().with_komi(komi)).unwrap();
+            let mut stones = Vec::new();
+            for (y, r) in rows.iter().enumerate() {
+                for (x, ch) in r.chars().enumerate() {
+                    match ch {
+                        'X' => stones.push((Point::new(x, y), Some(Color::Black))),
+                        'O' => stones.push((Point::new(x, y), Some(Color::White))),
+                        _ => {}
+                    }
+                }
+            }
+            g.setup(&stones).unwrap();
+            let mv = engine().genmove(&g, Color::Black, Duration::from_millis(10), &stop);
+            assert_eq!(mv, want, "komi {komi}");
         }
     }
 }

@@ -5,7 +5,8 @@
 //!   checked with [`Position::check`] against the game's own history), not
 //!   a stone in the mover's own single-point eye ([`Board::is_eye`]), and
 //!   not inside an area already settled by either side (Benson pass-alive
-//!   regions), except, in cleanup mode, our own area next to enemy stones.
+//!   regions), except, in cleanup mode, our own area next to enemy stones
+//!   (the engine allows those too for a capture before a pass, RULES B3).
 //! - [`emergency_move`]: the answer when not even one evaluation fits the
 //!   time left.
 

@@ -9,9 +9,12 @@
 //! 2. any other string is dead when, on average over its stones, the
 //!    opponent owns its points by more than [`DEAD_BELOW`] (without an
 //!    ownership map only rule 1 applies);
-//! 3. of the living strings, those next to a shared liberty that neither
-//!    side can fill without putting itself in atari (with the dead stones
-//!    removed) are in seki; the rest are alive.
+//! 3. of the living strings (with the dead stones removed), those next to
+//!    a shared liberty that neither side can fill without putting itself
+//!    in atari are in seki, and so are two strings of opposite colours,
+//!    neither pass-alive, whose liberties are the same two or more points
+//!    (neither can fill one without the other capturing it next: three
+//!    shared liberties and no eye, say); the rest are alive.
 //!
 //! The count ([`EndStatus::score`]) is the area count with the dead stones
 //! removed (C9): an empty region reached by one colour is that colour's. In
@@ -189,6 +192,34 @@ pub fn assess(board: &Board, own_black: Option<&[f32]>) -> EndStatus {
                 }
             }
         }
+        // Strings of both colours sharing all their liberties.
+        let around: Vec<Point> = p
+            .neighbors()
+            .into_iter()
+            .filter(|&n| {
+                live.get(n)
+                    .is_some_and(|c| !pa[c.index()].stones[n.index()])
+            })
+            .collect();
+        for &a in &around {
+            for &b in &around {
+                if live.get(a) != Some(Color::Black) || live.get(b) != Some(Color::White) {
+                    continue;
+                }
+                let (mut la, mut lb) = (live.string_liberties(a), live.string_liberties(b));
+                la.sort();
+                lb.sort();
+                if la.len() >= 2 && la == lb {
+                    for s in live
+                        .string_stones(a)
+                        .into_iter()
+                        .chain(live.string_stones(b))
+                    {
+                        seki_mark[s.index()] = true;
+                    }
+                }
+            }
+        }
     }
     let mut seki = Vec::new();
     let mut alive = Vec::new();
@@ -225,6 +256,40 @@ mod tests {
             }
         }
         b
+    }
+
+    /// Issue 18, from a gomill game against GNU Go level 1 (9×9, komi
+    /// 7.5, two passes): White's bottom-left group and Black's B1 C1 share
+    /// their only liberties A1, B2 and D1, so neither side can approach: a
+    /// seki. GNU Go counted the White group dead (B+9.5); by Chinese rules
+    /// every stone is alive and A1 B2 D1 are dame, W+17.5.
+    const SEKI_WITH_THREE_SHARED_LIBERTIES: [&str; 9] = [
+        "OO.......",
+        "XO.OO....",
+        "XXOO.O...",
+        "X.XXO..OO",
+        "XX.XXOOXO",
+        "XOXXOXXXX",
+        "OOOXOXX..",
+        "O.OOOX.X.",
+        ".XX.OOX..",
+    ];
+
+    #[test]
+    fn a_seki_with_three_shared_liberties_is_a_seki() {
+        let b = board(&SEKI_WITH_THREE_SHARED_LIBERTIES);
+        let st = assess(&b, None);
+        assert!(st.dead.is_empty());
+        let p = |v: &str| Point::parse_gtp(v, 9).unwrap();
+        let mut want: Vec<Point> = [
+            "B1", "C1", "E1", "F1", "A2", "C2", "D2", "E2", "A3", "B3", "C3", "E3", "B4", "E4",
+        ]
+        .map(p)
+        .to_vec();
+        want.sort();
+        assert_eq!(st.seki, want);
+        let score = st.score(&b, &Ruleset::chinese().with_komi(7.5), 0.0, true);
+        assert_eq!(score.result_string(), "W+17.5");
     }
 
     #[test]

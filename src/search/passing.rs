@@ -27,12 +27,13 @@
 //! 4. Everything settled: pass.
 //!
 //! Before any pass of rules 1 and 4, the strict count is checked too: the
-//! one an automatic referee makes (CGOS, `tengen-train match`), where a
-//! stone on the board is alive unless it stands in the other side's
-//! pass-alive area. If that count would not win for us while the search's
-//! ownership says enemy stones inside our area are dead, we capture them
-//! first ([`capture_dead`]) rather than trust the opponent to agree they
-//! are dead. Under area scoring those moves cost nothing.
+//! one an automatic referee makes (gomill's ringmaster scoring by itself,
+//! Tromp-Taylor), where every stone on the board is alive, even one inside
+//! the other side's pass-alive area. If that count would not win for us
+//! while enemy stones inside our area are dead (by Benson or the search's
+//! ownership), we capture them first ([`capture_before_pass`]) rather than
+//! trust the opponent or the referee to agree they are dead. Under area
+//! scoring those moves cost nothing.
 //!
 //! When the search's own choice was a pass but a rule says play, the move
 //! is the search's most visited non-pass move, else a dame point, else
@@ -109,8 +110,7 @@ pub fn decide_with(
         .filter(|o| o.len() == size * size);
 
     // Dead stones: certain ones, plus those the search gives away.
-    let certain = certainly_dead(board);
-    let mut dead = certain.clone();
+    let mut dead = certainly_dead(board);
     if let Some(o) = own {
         for p in board.points() {
             if let Some(c) = board.get(p) {
@@ -128,34 +128,18 @@ pub fn decide_with(
         (if me == Color::Black { margin } else { -margin }, owners)
     };
     let (my_margin, owners) = my_lead(&dead);
-    // A pass that wins by the agreed count; unless the strict count loses
-    // and a dead enemy string can be taken.
+    // A pass that wins by the agreed count; unless the strict count does
+    // not win and a dead enemy string can be taken.
     let pass_or_capture = |reason: PassReason| -> PassDecision {
-        let pass = PassDecision {
-            mv: Move::Pass,
-            reason,
-        };
-        if my_lead(&certain).0 > 0.0 {
-            return pass;
-        }
-        let enemy_dead: Vec<Point> = dead
-            .iter()
-            .copied()
-            .filter(|p| board.get(*p) == Some(me.opp()) && !certain.contains(p))
-            .collect();
-        let mut cands: Vec<Point> = enemy_dead
-            .iter()
-            .flat_map(|&p| board.string_liberties(p))
-            .filter(|&p| !board.is_eye(me, p) && position.is_legal(Move::Place(p)))
-            .collect();
-        cands.sort();
-        cands.dedup();
-        match capture_dead(position, me, &enemy_dead, &cands) {
+        match capture_before_pass(position, &dead) {
             Some(mv) => PassDecision {
                 mv,
                 reason: PassReason::CaptureDead,
             },
-            None => pass,
+            None => PassDecision {
+                mv: Move::Pass,
+                reason,
+            },
         }
     };
 
@@ -249,6 +233,43 @@ pub fn decide_with(
         return play_or_pass(PassReason::Unsettled);
     }
     pass_or_capture(PassReason::Settled)
+}
+
+/// The strict count's lead for the player to move: every stone on the
+/// board alive, whatever surrounds it (module docs).
+pub fn strict_lead(position: &Position) -> f32 {
+    let board = position.board();
+    let (count, _) = area_with_owners(board, &[]);
+    let margin = margin_with(&count, board, &[], &[], position.rules());
+    match position.to_move() {
+        Color::Black => margin,
+        Color::White => -margin,
+    }
+}
+
+/// Before a pass by the player to move: when the strict count
+/// ([`strict_lead`]) does not win, a move towards capturing the enemy
+/// stones among `dead` (any order), also inside our own pass-alive area;
+/// `None` when the strict count wins or none can be taken.
+pub fn capture_before_pass(position: &Position, dead: &[Point]) -> Option<Move> {
+    if strict_lead(position) > 0.0 {
+        return None;
+    }
+    let board = position.board();
+    let me = position.to_move();
+    let enemy_dead: Vec<Point> = dead
+        .iter()
+        .copied()
+        .filter(|&p| board.get(p) == Some(me.opp()))
+        .collect();
+    let mut cands: Vec<Point> = enemy_dead
+        .iter()
+        .flat_map(|&p| board.string_liberties(p))
+        .filter(|&p| !board.is_eye(me, p) && position.is_legal(Move::Place(p)))
+        .collect();
+    cands.sort();
+    cands.dedup();
+    capture_dead(position, me, &enemy_dead, &cands)
 }
 
 /// A move of `color` towards capturing the `dead` enemy stones: a liberty,
