@@ -5,7 +5,9 @@
 //!
 //! An anchor is a fixed net (`tengen-9x9-v4`) or a GTP engine (GNU Go
 //! level 10 with `--capture-all-dead`, so that the referee's strict count
-//! agrees with its play). Each anchor's series alternates the colours game
+//! agrees with its play). Against a net both sides play their first
+//! [`OPENING_PLIES`] plies at temperature 1, since two searches at fixed
+//! visits would otherwise replay one game per colour and komi. Each anchor's series alternates the colours game
 //! by game and the komi by pairs of games; `anchors.csv` gets one row per
 //! (generation, anchor, komi) with the wins, losses, draws and the Elo
 //! against that anchor with its 95% interval, next to the self-play hours
@@ -21,6 +23,9 @@ use tengen::search::{Limits, SearchConfig};
 
 use crate::arena::{series_parallel, GtpPlayer, Player, SeriesConfig, Tengen};
 use crate::elo::Tally;
+
+/// Plies drawn at temperature 1 in games against a net anchor.
+pub const OPENING_PLIES: u32 = 8;
 
 /// A fixed opponent.
 #[derive(Clone, Debug, PartialEq)]
@@ -197,6 +202,19 @@ pub fn measure(
         {
             continue;
         }
+        // Two nets at a fixed visit count are deterministic: without
+        // randomness every game of a colour and komi would be the same
+        // game. Against a net both sides draw their first 8 plies at
+        // temperature 1 (as the v4 model card's matches); a GTP engine
+        // brings its own seeded randomness, so tengen plays its best.
+        let search = match a.opponent {
+            Opponent::Net(_) => SearchConfig {
+                temperature: 1.0,
+                temperature_moves: OPENING_PLIES,
+                ..search.clone()
+            },
+            Opponent::Gtp(_) => search.clone(),
+        };
         let mut pairs: Vec<(Box<dyn Player + Send>, Box<dyn Player + Send>)> = Vec::new();
         for _ in 0..cfg.parallel.max(1) {
             let me = Tengen::new(

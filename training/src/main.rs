@@ -173,6 +173,30 @@ enum Cmd {
         #[arg(long, default_value_t = 0)]
         generation: u32,
     },
+    /// Plays a net against the anchors and appends the rows to a loop
+    /// folder's anchors.csv (e.g. to measure an anchor again after
+    /// removing its rows); anchors with rows for that generation are
+    /// skipped.
+    Anchor {
+        /// The loop folder (anchors.csv, anchors.png and anchors/ go here).
+        #[arg(long)]
+        root: PathBuf,
+        #[arg(long)]
+        model: PathBuf,
+        /// The generation the rows are for.
+        #[arg(long)]
+        generation: u32,
+        /// Self-play hours and games for the rows [default: those of the
+        /// generation's rows already there, else 0].
+        #[arg(long)]
+        selfplay_hours: Option<f64>,
+        #[arg(long)]
+        selfplay_games: Option<usize>,
+        #[arg(long, default_value_t = 9)]
+        size: usize,
+        #[command(flatten)]
+        an: AnchorArgs,
+    },
     /// selfplay → train → gate, resumable.
     Loop {
         #[arg(long)]
@@ -205,31 +229,66 @@ enum Cmd {
             allow_negative_numbers = true
         )]
         gate_komi: Vec<f32>,
-        /// A fixed opponent for every promoted net: NAME=net:PATH or
-        /// NAME=gtp:COMMAND (repeatable), e.g.
-        /// "gnugo10=gtp:/usr/games/gnugo --mode gtp --level 10 --capture-all-dead".
-        #[arg(long = "anchor", value_name = "NAME=KIND:WHAT")]
-        anchors: Vec<String>,
-        /// Games against each anchor (komi alternating by pairs).
-        #[arg(long, default_value_t = 20)]
-        anchor_games: u32,
-        #[arg(long, default_value_t = 100)]
-        anchor_visits: u64,
-        #[arg(
-            long,
-            default_value = "5.5,7",
-            value_delimiter = ',',
-            allow_negative_numbers = true
-        )]
-        anchor_komi: Vec<f32>,
-        /// Anchor games played at once.
-        #[arg(long, default_value_t = 2)]
-        anchor_parallel: usize,
+        #[command(flatten)]
+        an: AnchorArgs,
         #[command(flatten)]
         sp: SpArgs,
         #[command(flatten)]
         tr: TrArgs,
     },
+}
+
+#[derive(Args, Clone)]
+struct AnchorArgs {
+    /// A fixed opponent for every promoted net: NAME=net:PATH or
+    /// NAME=gtp:COMMAND (repeatable), e.g.
+    /// "gnugo10=gtp:/usr/games/gnugo --mode gtp --level 10 --capture-all-dead".
+    #[arg(long = "anchor", value_name = "NAME=KIND:WHAT")]
+    anchors: Vec<String>,
+    /// Games against each anchor (komi alternating by pairs).
+    #[arg(long, default_value_t = 20)]
+    anchor_games: u32,
+    #[arg(long, default_value_t = 100)]
+    anchor_visits: u64,
+    #[arg(
+        long,
+        default_value = "5.5,7",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    anchor_komi: Vec<f32>,
+    /// Anchor games played at once.
+    #[arg(long, default_value_t = 2)]
+    anchor_parallel: usize,
+}
+
+impl AnchorArgs {
+    /// The anchors' settings on `size` boards; None without anchors.
+    fn config(&self, size: usize) -> Result<Option<tengen_train::anchors::AnchorConfig>, String> {
+        if self.anchors.is_empty() {
+            return Ok(None);
+        }
+        if self
+            .anchor_komi
+            .iter()
+            .any(|k| !(k.is_finite() && k.abs() <= 150.0))
+        {
+            return Err("--anchor-komi must be within ±150".into());
+        }
+        Ok(Some(tengen_train::anchors::AnchorConfig {
+            anchors: self
+                .anchors
+                .iter()
+                .map(|a| tengen_train::anchors::Anchor::parse(a))
+                .collect::<Result<_, _>>()?,
+            games: self.anchor_games.max(1),
+            visits: self.anchor_visits.max(1),
+            komi: self.anchor_komi.clone(),
+            size,
+            parallel: self.anchor_parallel.clamp(1, 64),
+            gtp_timeout: Duration::from_secs(120),
+        }))
+    }
 }
 
 #[derive(Args, Clone)]
@@ -873,6 +932,50 @@ fn run(cli: Cli) -> Result<(), String> {
                 tengen_train::komi_curve::slope(&pts)
             );
         }
+        Cmd::Anchor {
+            root,
+            model,
+            generation,
+            selfplay_hours,
+            selfplay_games,
+            size,
+            an,
+        } => {
+            let cfg = an
+                .config(size)?
+                .ok_or("give at least one --anchor NAME=net:PATH or NAME=gtp:COMMAND")?;
+            let have = tengen_train::anchors::read(&root.join("anchors.csv"));
+            let same = have.iter().find(|r| r.generation == generation);
+            let at = tengen_train::anchors::Progress {
+                generation,
+                selfplay_hours: selfplay_hours
+                    .or(same.map(|r| r.selfplay_hours))
+                    .unwrap_or(0.0),
+                games: selfplay_games.or(same.map(|r| r.games)).unwrap_or(0),
+            };
+            let pb = bar(cfg.games as u64 * cfg.anchors.len() as u64, "anchors");
+            let rows =
+                tengen_train::anchors::measure(&cfg, &model, &backend, at, &root, |_, _| {
+                    pb.inc(1)
+                })?;
+            pb.finish();
+            for r in rows {
+                let e = r.tally.elo();
+                println!(
+                    "gen {} vs {} at komi {}: {}-{}-{} (Elo {})",
+                    r.generation,
+                    r.anchor,
+                    r.komi,
+                    r.tally.wins,
+                    r.tally.losses,
+                    r.tally.draws,
+                    e.map_or("-".into(), |e| format!(
+                        "{:+.0} [{:+.0}, {:+.0}]",
+                        e.elo, e.lo, e.hi
+                    ))
+                );
+            }
+        }
         Cmd::Loop {
             root,
             arch,
@@ -884,31 +987,12 @@ fn run(cli: Cli) -> Result<(), String> {
             until_generation,
             init,
             gate_komi,
-            anchors,
-            anchor_games,
-            anchor_visits,
-            anchor_komi,
-            anchor_parallel,
+            an,
             sp,
             tr,
         } => {
             let sp = sp.config();
-            let anchors = if anchors.is_empty() {
-                None
-            } else {
-                Some(tengen_train::anchors::AnchorConfig {
-                    anchors: anchors
-                        .iter()
-                        .map(|a| tengen_train::anchors::Anchor::parse(a))
-                        .collect::<Result<_, _>>()?,
-                    games: anchor_games.max(1),
-                    visits: anchor_visits.max(1),
-                    komi: anchor_komi,
-                    size: sp.max_size,
-                    parallel: anchor_parallel.clamp(1, 64),
-                    gtp_timeout: Duration::from_secs(120),
-                })
-            };
+            let anchors = an.config(sp.max_size)?;
             let cfg = LoopConfig {
                 max_batch: sp.parallel * sp.batch_size,
                 selfplay: sp,
