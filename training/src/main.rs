@@ -291,18 +291,33 @@ impl AnchorArgs {
     }
 }
 
+/// The root search of self-play's full searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum RootSearch {
+    Gumbel,
+    Puct,
+}
+
 #[derive(Args, Clone)]
 struct SpArgs {
     #[arg(long, default_value_t = 16)]
     games: usize,
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 16)]
     parallel: usize,
-    #[arg(long, default_value_t = 200)]
-    visits_full: u64,
+    /// Root search of the full searches: gumbel (Gumbel AlphaZero's
+    /// sequential halving, the default: more Elo per self-play hour in
+    /// training/runs/9x9-rl-*) or puct (KataGo's playout cap).
+    #[arg(long, value_enum, default_value_t = RootSearch::Gumbel)]
+    root_search: RootSearch,
+    /// Visits of a full search [default: 32 gumbel, 200 puct].
+    #[arg(long)]
+    visits_full: Option<u64>,
+    /// Visits of a fast search (no policy target).
     #[arg(long, default_value_t = 40)]
     visits_fast: u64,
-    #[arg(long, default_value_t = 0.25)]
-    full_prob: f32,
+    /// Share of moves searched in full [default: 1 gumbel, 0.25 puct].
+    #[arg(long)]
+    full_prob: Option<f32>,
     #[arg(long, default_value_t = 9)]
     min_size: usize,
     #[arg(long, default_value_t = 9)]
@@ -340,10 +355,9 @@ struct SpArgs {
     /// core to use all cores.
     #[arg(long, default_value_t = 1)]
     eval_lanes: usize,
-    /// Full searches are Gumbel root searches over this many sampled moves
-    /// (off when absent).
-    #[arg(long)]
-    gumbel_m: Option<usize>,
+    /// Moves a Gumbel root search samples (with --root-search gumbel).
+    #[arg(long, default_value_t = 16)]
+    gumbel_m: usize,
     /// The Gumbel search's c_scale (mctx's 0.1; the paper's 1.0 gives
     /// nearly one-hot targets).
     #[arg(long, default_value_t = 0.1)]
@@ -355,9 +369,15 @@ impl SpArgs {
         SelfplayConfig {
             games: self.games,
             parallel: self.parallel,
-            visits_full: self.visits_full,
+            visits_full: self.visits_full.unwrap_or(match self.root_search {
+                RootSearch::Gumbel => 32,
+                RootSearch::Puct => 200,
+            }),
             visits_fast: self.visits_fast,
-            full_prob: self.full_prob,
+            full_prob: self.full_prob.unwrap_or(match self.root_search {
+                RootSearch::Gumbel => 1.0,
+                RootSearch::Puct => 0.25,
+            }),
             min_size: self.min_size,
             max_size: self.max_size,
             min_komi: self.min_komi,
@@ -372,7 +392,7 @@ impl SpArgs {
             games_per_shard: self.games_per_shard,
             seed: self.sp_seed,
             eval_lanes: self.eval_lanes.clamp(1, 64),
-            gumbel_m: self.gumbel_m,
+            gumbel_m: (self.root_search == RootSearch::Gumbel).then_some(self.gumbel_m),
             gumbel_c_scale: self.gumbel_c_scale,
             ..SelfplayConfig::default()
         }

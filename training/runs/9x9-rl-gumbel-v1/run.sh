@@ -3,7 +3,7 @@
 exec nice -n 5 "${TENGEN_TRAIN:-tengen-train}" --device cpu loop --root training/runs/9x9-rl-gumbel-v1 \
   --init models/tengen-9x9-v4.safetensors \
   --games-per-gen 750 --parallel 16 --games-per-shard 16 \
-  --gumbel-m 16 --visits-full 32 --visits-fast 32 --full-prob 1 \
+  --root-search gumbel --gumbel-m 16 --visits-full 32 --visits-fast 32 --full-prob 1 \
   --steps-per-gen 800 --batch 64 --lr 3e-4 --window 100 --checkpoint-every 200 \
   --gate-games 40 --gate-visits 200 --gate-komi 5.5,7 \
   --anchor "v4=net:models/tengen-9x9-v4.safetensors" \
