@@ -618,11 +618,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn passes_on_a_settled_board() {
-        // Two pass-alive halves: nothing meaningful left for either side.
-        let mut g = Game::new(5, Ruleset::chinese()).unwrap();
-        let rows = ["X.XO.", "XXXOO", ".XXO.", "XXXOO", "X.XO."];
+    /// Setup stones from rows of `X` (Black), `O` (White) and `.`.
+    fn stones_of(rows: &[&str]) -> Vec<(Point, Option<Color>)> {
         let mut stones = Vec::new();
         for (y, r) in rows.iter().enumerate() {
             for (x, ch) in r.chars().enumerate() {
@@ -633,7 +630,15 @@ mod tests {
                 }
             }
         }
-        g.setup(&stones).unwrap();
+        stones
+    }
+
+    #[test]
+    fn passes_on_a_settled_board() {
+        // Two pass-alive halves: nothing meaningful left for either side.
+        let mut g = Game::new(5, Ruleset::chinese()).unwrap();
+        let rows = ["X.XO.", "XXXOO", ".XXO.", "XXXOO", "X.XO."];
+        g.setup(&stones_of(&rows)).unwrap();
         let stop = AtomicBool::new(false);
         for c in Color::ALL {
             assert_eq!(
@@ -655,17 +660,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         for (komi, want) in [(2.0, Move::Place(Point::new(1, 4))), (1.0, Move::Pass)] {
             let mut g = Game::new(5, Ruleset::chinese().with_komi(komi)).unwrap();
-            let mut stones = Vec::new();
-            for (y, r) in rows.iter().enumerate() {
-                for (x, ch) in r.chars().enumerate() {
-                    match ch {
-                        'X' => stones.push((Point::new(x, y), Some(Color::Black))),
-                        'O' => stones.push((Point::new(x, y), Some(Color::White))),
-                        _ => {}
-                    }
-                }
-            }
-            g.setup(&stones).unwrap();
+            g.setup(&stones_of(&rows)).unwrap();
             let mv = engine().genmove(&g, Color::Black, Duration::from_millis(10), &stop);
             assert_eq!(mv, want, "komi {komi}");
         }

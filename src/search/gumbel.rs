@@ -376,31 +376,7 @@ impl Search {
         self.tree = tree;
 
         let snap = analysis::snapshot(&self.tree, &self.ranking(), start.elapsed());
-        let chosen_wr = snap
-            .moves
-            .iter()
-            .find(|m| m.mv == chosen)
-            .map_or(snap.winrate, |m| m.winrate);
-        let search = SearchResult {
-            best: chosen,
-            visits: snap.visits,
-            playouts,
-            winrate: snap.winrate,
-            score_lead: snap.score_lead,
-            score_stdev: snap.score_stdev,
-            resign: self.config.resign_threshold.is_some_and(|t| chosen_wr < t),
-            moves: snap.moves,
-            ownership: snap.ownership,
-            ownership_stdev: snap.ownership_stdev,
-            elapsed: start.elapsed(),
-            batches,
-            avg_batch: if batches > 0 {
-                evaluated as f32 / batches as f32
-            } else {
-                0.0
-            },
-            tree_full: self.tree.is_full(),
-        };
+        let search = self.result(snap, chosen, playouts, (batches, evaluated), start);
         GumbelResult {
             chosen,
             policy,

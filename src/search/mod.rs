@@ -553,6 +553,18 @@ impl Search {
         self.tree = ctx.tree.into_inner().unwrap_or_else(|e| e.into_inner());
         let snap = analysis::snapshot(&self.tree, &ranking, start.elapsed());
         let best = self.choose(&snap);
+        self.result(snap, best, playouts, (batches, evaluated), start)
+    }
+
+    /// The result of a run that chose `best`, from the tree's `snap`.
+    fn result(
+        &self,
+        snap: AnalysisSnapshot,
+        best: Move,
+        playouts: u64,
+        (batches, evaluated): (u64, u64),
+        start: Instant,
+    ) -> SearchResult {
         let best_wr = snap
             .moves
             .iter()
@@ -565,7 +577,7 @@ impl Search {
             winrate: snap.winrate,
             score_lead: snap.score_lead,
             score_stdev: snap.score_stdev,
-            resign: cfg.resign_threshold.is_some_and(|t| best_wr < t),
+            resign: self.config.resign_threshold.is_some_and(|t| best_wr < t),
             moves: snap.moves,
             ownership: snap.ownership,
             ownership_stdev: snap.ownership_stdev,

@@ -114,6 +114,20 @@ pub struct AnchorRow {
     pub tally: Tally,
 }
 
+impl AnchorRow {
+    /// One line for a log: `gen 1 vs v4 at komi 5.5: 11-1-0 (Elo +417 [+201, +800])`.
+    pub fn describe(&self) -> String {
+        let t = &self.tally;
+        let elo = t.elo().map_or("-".into(), |e| {
+            format!("{:+.0} [{:+.0}, {:+.0}]", e.elo, e.lo, e.hi)
+        });
+        format!(
+            "gen {} vs {} at komi {}: {}-{}-{} (Elo {elo})",
+            self.generation, self.anchor, self.komi, t.wins, t.losses, t.draws
+        )
+    }
+}
+
 pub const HEADER: &str =
     "generation,selfplay_hours,selfplay_games,anchor,komi,wins,losses,draws,elo,elo_lo,elo_hi";
 

@@ -416,23 +416,7 @@ pub fn run(cfg: &LoopConfig, root: &Path) -> Result<LoopState, String> {
                     })?;
                     bar.finish();
                     for r in rows {
-                        let e = r.tally.elo();
-                        log(
-                            &multi,
-                            format!(
-                                "gen {} vs {} at komi {}: {}-{}-{} (Elo {})",
-                                r.generation,
-                                r.anchor,
-                                r.komi,
-                                r.tally.wins,
-                                r.tally.losses,
-                                r.tally.draws,
-                                e.map_or("-".into(), |e| format!(
-                                    "{:+.0} [{:+.0}, {:+.0}]",
-                                    e.elo, e.lo, e.hi
-                                ))
-                            ),
-                        );
+                        log(&multi, r.describe());
                     }
                     // The komi curve of the same net (cheap: 82 evaluations).
                     let eval = evaluator(&best, &cfg.backend, 64)?;

@@ -980,20 +980,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 })?;
             pb.finish();
             for r in rows {
-                let e = r.tally.elo();
-                println!(
-                    "gen {} vs {} at komi {}: {}-{}-{} (Elo {})",
-                    r.generation,
-                    r.anchor,
-                    r.komi,
-                    r.tally.wins,
-                    r.tally.losses,
-                    r.tally.draws,
-                    e.map_or("-".into(), |e| format!(
-                        "{:+.0} [{:+.0}, {:+.0}]",
-                        e.elo, e.lo, e.hi
-                    ))
-                );
+                println!("{}", r.describe());
             }
         }
         Cmd::Loop {
