@@ -6,7 +6,8 @@
 //! numbers: the time left in the current phase and, in
 //! overtime, the periods (byo-yomi) or stones (Canadian) left, exactly as
 //! GTP `time_left` reports them. [`budget`] spreads the time over the
-//! expected number of our remaining moves; [`hard_limit`] is the most a move
+//! expected number of our remaining moves, weighted by the stage of the
+//! game so that the middle game gets the most ([`phase_weight`]); [`hard_limit`] is the most a move
 //! may take without losing on time; [`scale`] applies a multiplier (for
 //! example [`uncertainty_factor`]: more when the search is unsure, less
 //! when one move dominates or after the opponent passed) and never exceeds
@@ -186,6 +187,33 @@ pub fn expected_moves_left(move_number: u32, size: usize) -> f64 {
     ((total - move_number as f64).max(floor) / 2.0).max(1.0)
 }
 
+/// How much a move at ply `ply` is worth thinking about, by the stage of
+/// the game (ply over board area): the first plies of the opening least
+/// (0.55, rising to 1 by 8% of the area: openings are well trodden and
+/// the net's policy is at its best), the middle game most (1.3 from 18%
+/// to 45%), the endgame less again (down to 0.7 by 75%).
+pub fn phase_weight(ply: u32, size: usize) -> f64 {
+    let x = ply as f64 / (size * size).max(1) as f64;
+    if x < 0.08 {
+        0.55 + 0.45 * x / 0.08
+    } else if x < 0.45 {
+        1.0 + 0.3 * ((x - 0.08) / 0.1).min(1.0)
+    } else {
+        1.3 - 0.6 * ((x - 0.45) / 0.3).min(1.0)
+    }
+}
+
+/// This move's share of the main time: its [`phase_weight`] over the
+/// weights of our `moves` expected remaining moves (this one and every
+/// second ply after it), so the shares of the expected game sum to 1.
+fn phase_share(ply: u32, size: usize, moves: f64) -> f64 {
+    let n = moves.max(1.0);
+    let whole = n.floor() as u32;
+    let mut total: f64 = (0..whole).map(|k| phase_weight(ply + 2 * k, size)).sum();
+    total += (n - whole as f64) * phase_weight(ply + 2 * whole, size);
+    phase_weight(ply, size) / total.max(1e-9)
+}
+
 /// The normal thinking time for this move.
 ///
 /// `remaining`: time left in the current phase (main time, or the current
@@ -208,7 +236,7 @@ pub fn budget(
     // just the expected one: it is paid whatever the budget.
     let long = (2.5 * (size * size) as f64 + 40.0 - move_number as f64) / 2.0;
     let reserve = lag.as_secs_f64() + moves.max(long) * MOVE_OVERHEAD.as_secs_f64();
-    let main_share = (secs(remaining) - reserve).max(0.0) / moves;
+    let main_share = (secs(remaining) - reserve).max(0.0) * phase_share(move_number, size, moves);
     let b = match *tc {
         TimeControl::None => return Duration::MAX,
         TimeControl::Absolute { .. } => main_share,
@@ -314,6 +342,44 @@ mod tests {
             },
         ] {
             assert_eq!(TimeControl::parse(&tc.describe()), Some(tc));
+        }
+    }
+
+    /// A sudden-death game played out on the budget alone: the clock never
+    /// runs out, the middle game gets more time per move than the opening
+    /// and the endgame, and the last moves still get time to search.
+    #[test]
+    fn sudden_death_spends_most_in_the_middle_game_and_keeps_time_for_the_end() {
+        for (size, plies) in [(19usize, 250u32), (19, 400), (9, 60), (9, 120)] {
+            let tc = TimeControl::Absolute {
+                main: Duration::from_secs(600),
+            };
+            let mut left = Duration::from_secs(600);
+            let mut spent = Vec::new();
+            for ply in (0..plies).step_by(2) {
+                let b = budget(&tc, left, 0, ply, size, Duration::ZERO);
+                assert!(b <= left, "size {size} ply {ply}");
+                left -= b;
+                spent.push(b.as_secs_f64());
+            }
+            let n = spent.len();
+            let tenth = |k: usize| {
+                let part = &spent[k * n / 10..(k + 1) * n / 10];
+                part.iter().sum::<f64>() / part.len() as f64
+            };
+            let middle = (3..6).map(tenth).fold(0.0, f64::max);
+            assert!(middle > tenth(0), "size {size}, {plies} plies: {spent:?}");
+            // 0.1 s is still tens of net evaluations on the CPU.
+            assert!(
+                spent[n - 1] > 0.1,
+                "size {size}, {plies} plies: the last move got {:.3} s",
+                spent[n - 1]
+            );
+            if plies as usize <= size * size {
+                // A game of the expected length or shorter leaves time over
+                // rather than running short.
+                assert!(left.as_secs_f64() > 1.0, "size {size}, {plies} plies");
+            }
         }
     }
 
