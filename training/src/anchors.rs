@@ -163,30 +163,20 @@ fn write_rows(path: &Path, rows: &[AnchorRow]) -> Result<(), String> {
 
 /// Reads `anchors.csv` back (rows that do not parse are skipped).
 pub fn read(path: &Path) -> Vec<AnchorRow> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            if f.len() != 11 {
-                return None;
-            }
-            Some(AnchorRow {
-                generation: f[0].parse().ok()?,
-                selfplay_hours: f[1].parse().ok()?,
-                games: f[2].parse().ok()?,
-                anchor: f[3].to_string(),
-                komi: f[4].parse().ok()?,
-                tally: Tally {
-                    wins: f[5].parse().ok()?,
-                    losses: f[6].parse().ok()?,
-                    draws: f[7].parse().ok()?,
-                },
-            })
+    crate::util::read_csv_rows(path, 11, |f| {
+        Some(AnchorRow {
+            generation: f[0].parse().ok()?,
+            selfplay_hours: f[1].parse().ok()?,
+            games: f[2].parse().ok()?,
+            anchor: f[3].to_string(),
+            komi: f[4].parse().ok()?,
+            tally: Tally {
+                wins: f[5].parse().ok()?,
+                losses: f[6].parse().ok()?,
+                draws: f[7].parse().ok()?,
+            },
         })
-        .collect()
+    })
 }
 
 /// Plays the net at `model` against every anchor and appends the rows
@@ -344,7 +334,6 @@ pub fn plot(rows: &[AnchorRow], png: &Path) -> Result<(), String> {
         .map_err(|e| err(&e))?;
     let colours = [GREEN, BLUE, RED, BLACK, RGBColor(150, 150, 150)];
     let mut names: Vec<&str> = points.iter().map(|p| p.2.as_str()).collect();
-    names.dedup();
     names.sort();
     names.dedup();
     for (k, name) in names.iter().enumerate() {

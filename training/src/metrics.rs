@@ -49,31 +49,21 @@ pub fn append(path: &Path, row: &Row) -> Result<(), String> {
 
 /// Reads the rows back.
 pub fn read(path: &Path) -> Vec<Row> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            if f.len() != 11 {
-                return None;
-            }
-            Some(Row {
-                generation: f[0].parse().ok()?,
-                games: f[1].parse().ok()?,
-                samples: f[2].parse().ok()?,
-                loss: f[3].parse().ok()?,
-                policy: f[4].parse().ok()?,
-                value: f[5].parse().ok()?,
-                val_loss: f[6].parse().ok()?,
-                elo: f[7].parse().ok()?,
-                elo_lo: f[8].parse().ok()?,
-                elo_hi: f[9].parse().ok()?,
-                promoted: f[10] == "1",
-            })
+    crate::util::read_csv_rows(path, 11, |f| {
+        Some(Row {
+            generation: f[0].parse().ok()?,
+            games: f[1].parse().ok()?,
+            samples: f[2].parse().ok()?,
+            loss: f[3].parse().ok()?,
+            policy: f[4].parse().ok()?,
+            value: f[5].parse().ok()?,
+            val_loss: f[6].parse().ok()?,
+            elo: f[7].parse().ok()?,
+            elo_lo: f[8].parse().ok()?,
+            elo_hi: f[9].parse().ok()?,
+            promoted: f[10] == "1",
         })
-        .collect()
+    })
 }
 
 /// Draws the plot of `rows` to `png`.

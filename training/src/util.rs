@@ -33,6 +33,26 @@ pub fn derive_seed(base: u64, tag: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The rows of the CSV at `path` after its header line, each split at
+/// commas and turned into a `T` by `parse` when it has exactly `fields`
+/// fields; other rows, and a missing file, give nothing.
+pub fn read_csv_rows<T>(
+    path: &Path,
+    fields: usize,
+    parse: impl Fn(&[&str]) -> Option<T>,
+) -> Vec<T> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f.len() == fields).then(|| parse(&f)).flatten()
+        })
+        .collect()
+}
+
 /// Appends `row` (one CSV line, no newline) to `path`, writing `header`
 /// first when the file is new. Errors name the file.
 pub fn append_csv_row(path: &Path, header: &str, row: &str) -> Result<(), String> {
