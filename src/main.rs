@@ -145,6 +145,24 @@ struct SearchArgs {
     /// Random rollouts per evaluation (heuristic evaluator).
     #[arg(long, default_value_t = 16)]
     rollouts: u32,
+    /// A search parameter as KEY=VALUE, repeatable (later ones win), e.g.
+    /// cpuct-init=1.1; `--search-param help` lists the keys.
+    #[arg(long = "search-param", value_name = "KEY=VALUE")]
+    search_param: Vec<String>,
+}
+
+impl SearchArgs {
+    /// The `--search-param` list; `--search-param help` prints the keys
+    /// and exits.
+    fn search_params(&self) -> Result<Vec<String>, String> {
+        if self.search_param.iter().any(|a| a.trim() == "help") {
+            for (name, what) in tengen::search::params::NAMES {
+                println!("{name:20} {what}");
+            }
+            std::process::exit(0);
+        }
+        Ok(self.search_param.clone())
+    }
 }
 
 #[derive(Args)]
@@ -247,6 +265,7 @@ fn config(c: &Common, time: TimeControl) -> Result<SessionConfig, String> {
         ponder: c.ponder,
         resign_threshold: c.resign_threshold,
         friendly_pass: c.friendly_pass,
+        search_params: c.search.search_params()?,
         time,
         resume: c.resume.clone(),
         autosave: match (&c.autosave, c.no_autosave) {
@@ -334,6 +353,7 @@ fn analysis(a: &AnalysisArgs) -> Result<(), String> {
     config.search.threads = a.search.threads.clamp(1, 64);
     config.search.batch_size = a.search.batch;
     config.search.seed = a.search.seed;
+    tengen::search::params::apply(&mut config.search, &a.search.search_params()?)?;
     eprintln!("Started, ready to begin handling requests");
     tengen::analysis::run(config, evaluator, io::stdin().lock(), io::stdout())
         .map_err(|e| e.to_string())
@@ -445,6 +465,7 @@ fn judge(j: &JudgeArgs) -> Result<(), String> {
         rollouts: j.search.rollouts,
         threads: j.search.threads,
         batch: j.search.batch,
+        search_params: j.search.search_params()?,
         autosave: Autosave::Off,
         ..SessionConfig::default()
     };

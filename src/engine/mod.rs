@@ -93,6 +93,9 @@ pub struct EngineSettings {
     /// Whether a winning pass after the opponent's pass waits until the
     /// board is settled (the default) or not.
     pub pass_style: PassStyle,
+    /// `KEY=VALUE` search parameters ([`crate::search::params`]), applied
+    /// in order over the defaults.
+    pub search_params: Vec<String>,
 }
 
 impl Default for EngineSettings {
@@ -109,6 +112,7 @@ impl Default for EngineSettings {
             resign_threshold: None,
             pass_style: PassStyle::Tournament,
             status_visits: 200,
+            search_params: Vec::new(),
         }
     }
 }
@@ -158,13 +162,19 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(eval: Arc<dyn Evaluator>, settings: EngineSettings) -> Engine {
-        let config = SearchConfig {
+        let mut config = SearchConfig {
             threads: settings.threads.max(1),
             batch_size: settings.batch_size.max(1),
             seed: settings.seed,
             resign_threshold: settings.resign_threshold,
             ..SearchConfig::default()
         };
+        // Checked when the settings were made (SessionConfig); one that
+        // fails here leaves the defaults rather than a half-applied list.
+        let mut tuned = config.clone();
+        if crate::search::params::apply(&mut tuned, &settings.search_params).is_ok() {
+            config = tuned;
+        }
         Engine {
             search: Search::new(Arc::clone(&eval), config),
             eval,

@@ -66,6 +66,8 @@ pub struct SessionConfig {
     /// Pass after the opponent's pass as soon as passing wins
     /// ([`crate::search::passing::PassStyle::Friendly`]).
     pub friendly_pass: bool,
+    /// `KEY=VALUE` search parameters ([`crate::search::params`]).
+    pub search_params: Vec<String>,
     pub time: TimeControl,
     pub resume: Option<PathBuf>,
     pub autosave: Autosave,
@@ -93,6 +95,7 @@ impl Default for SessionConfig {
             ponder: false,
             resign_threshold: None,
             friendly_pass: false,
+            search_params: Vec::new(),
             time: TimeControl::None,
             resume: None,
             autosave: Autosave::Default,
@@ -202,6 +205,10 @@ impl SessionConfig {
         if !(1..=4096).contains(&self.batch) {
             return Err("the batch size must be between 1 and 4096".into());
         }
+        crate::search::params::apply(
+            &mut crate::search::SearchConfig::default(),
+            &self.search_params,
+        )?;
         Ok(EngineSettings {
             seed: self.seed,
             threads: self.threads,
@@ -216,6 +223,7 @@ impl SessionConfig {
             } else {
                 PassStyle::Tournament
             },
+            search_params: self.search_params.clone(),
             ..EngineSettings::default()
         })
     }

@@ -45,6 +45,7 @@ mod batcher;
 mod gather;
 mod gumbel;
 mod noise;
+pub mod params;
 pub mod passing;
 mod select;
 pub mod testing;

@@ -119,6 +119,8 @@ def main():
     ap.add_argument("--tengen", required=True)
     ap.add_argument("--gnugo", default="/usr/games/gnugo")
     ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--first", type=int, default=0,
+                    help="index (and seed) of the first game, to continue an earlier soak")
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--period", type=float, default=1.0)
     ap.add_argument("--level", type=int, default=1)
@@ -128,7 +130,7 @@ def main():
     worst = 0.0
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
-        for r in pool.map(lambda i: game(i, args), range(args.games)):
+        for r in pool.map(lambda i: game(i, args), range(args.first, args.first + args.games)):
             print(f"game {r['game']}: {r['moves']} moves, slowest genmove {r['max_s']:.3f} s, "
                   f"crash {r['crash']} illegal {r['illegal']} timeloss {r['timeloss']} hang {r['hang']}",
                   flush=True)

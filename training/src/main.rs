@@ -347,6 +347,10 @@ struct SpArgs {
     resign: f32,
     #[arg(long, default_value_t = 0.1)]
     resign_check: f32,
+    /// Play a decided game out with plain searches of this many visits
+    /// (no policy targets) instead of resigning; 0: resign.
+    #[arg(long, default_value_t = 8)]
+    decided_visits: u32,
     #[arg(long, default_value_t = 16)]
     games_per_shard: usize,
     #[arg(long, default_value_t = 1)]
@@ -389,6 +393,7 @@ impl SpArgs {
             opening_prob: self.opening_prob,
             resign_threshold: (self.resign >= 0.0).then_some(self.resign),
             resign_check_fraction: self.resign_check,
+            decided_visits: self.decided_visits,
             games_per_shard: self.games_per_shard,
             seed: self.sp_seed,
             eval_lanes: self.eval_lanes.clamp(1, 64),
@@ -584,6 +589,11 @@ struct MatchArgs {
     /// (default: 3 × size²).
     #[arg(long)]
     max_moves: Option<usize>,
+    /// A search parameter of the tengen player as KEY=VALUE, repeatable
+    /// (the keys of `tengen gtp --search-param help`), e.g. to match two
+    /// settings: this side against `tengen gtp` with the defaults.
+    #[arg(long = "search-param", value_name = "KEY=VALUE")]
+    search_param: Vec<String>,
 }
 
 impl MatchArgs {
@@ -599,7 +609,7 @@ impl MatchArgs {
         }
     }
     fn search(&self) -> tengen::search::SearchConfig {
-        tengen::search::SearchConfig {
+        let mut cfg = tengen::search::SearchConfig {
             temperature: self.temperature,
             temperature_moves: self.temp_moves,
             seed: self.seed,
@@ -609,7 +619,10 @@ impl MatchArgs {
             // A timed move ends once its choice is decided, as in play.
             early_stop: self.move_time.is_some(),
             ..Default::default()
-        }
+        };
+        // Checked by `check` before any game starts.
+        let _ = tengen::search::params::apply(&mut cfg, &self.search_param);
+        cfg
     }
     /// The evaluator's largest batch: room for every thread's leaves.
     fn max_batch(&self) -> usize {
@@ -628,6 +641,7 @@ impl MatchArgs {
         }
     }
     fn check(&self) -> Result<(), String> {
+        tengen::search::params::apply(&mut Default::default(), &self.search_param)?;
         if !(2..=19).contains(&self.size) || self.visits == Some(0) || self.games == 0 {
             return Err("need 2 <= size <= 19, visits >= 1 and games >= 1".into());
         }

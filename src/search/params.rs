@@ -1,0 +1,147 @@
+//! Named search parameters, so a user (or a match script comparing two
+//! settings) can change the search from the command line without a
+//! rebuild, the way KataGo's `-override-config` does:
+//! `tengen gtp --search-param cpuct-init=1.1 --search-param fpu-reduction=0.25`.
+//!
+//! [`set`] parses one `KEY=VALUE` onto a [`SearchConfig`]; [`NAMES`] lists
+//! the keys with what they mean. Values are checked: a bad key or value
+//! is an error naming the accepted ones, never a silent default.
+
+use super::SearchConfig;
+
+/// Every key [`set`] accepts, with its meaning.
+pub const NAMES: &[(&str, &str)] = &[
+    ("cpuct-init", "exploration constant at few visits (c_init)"),
+    (
+        "cpuct-log",
+        "growth of the exploration constant with visits",
+    ),
+    ("cpuct-base", "visits at which the growth sets in"),
+    (
+        "fpu-reduction",
+        "first-play urgency reduction inside the tree",
+    ),
+    (
+        "root-fpu-reduction",
+        "first-play urgency reduction at the root",
+    ),
+    ("virtual-loss", "losses counted per in-flight visit"),
+    ("score-utility", "weight of the score lead in the utility"),
+    (
+        "lcb-check",
+        "choose the final move by its lower confidence bound (true/false)",
+    ),
+    ("lcb-z", "standard errors below the mean for that bound"),
+    (
+        "lcb-min-fraction",
+        "share of the top move's visits a move needs to be chosen by it",
+    ),
+    (
+        "wide-root-noise",
+        "wider root exploration (KataGo's wideRootNoise)",
+    ),
+];
+
+fn number(key: &str, value: &str, lo: f32, hi: f32) -> Result<f32, String> {
+    let v: f32 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("search parameter {key}: '{value}' is not a number"))?;
+    if !v.is_finite() || v < lo || v > hi {
+        return Err(format!(
+            "search parameter {key}: {value} is outside [{lo}, {hi}]"
+        ));
+    }
+    Ok(v)
+}
+
+/// Applies `KEY=VALUE` to `cfg`.
+pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
+    let (key, value) = assignment
+        .split_once('=')
+        .ok_or_else(|| format!("search parameter '{assignment}': expected KEY=VALUE"))?;
+    let key = key.trim().to_ascii_lowercase().replace('_', "-");
+    let k = key.as_str();
+    match k {
+        "cpuct-init" => cfg.c_puct_init = number(k, value, 0.0, 100.0)?,
+        "cpuct-log" => cfg.c_puct_log = number(k, value, 0.0, 100.0)?,
+        "cpuct-base" => cfg.c_puct_base = number(k, value, 1.0, 1e9)?,
+        "fpu-reduction" => cfg.fpu_reduction = number(k, value, -2.0, 2.0)?,
+        "root-fpu-reduction" => cfg.root_fpu_reduction = number(k, value, -2.0, 2.0)?,
+        "virtual-loss" => cfg.virtual_loss = number(k, value, 0.0, 100.0)?,
+        "score-utility" => cfg.score_utility = number(k, value, 0.0, 10.0)?,
+        "lcb-z" => cfg.lcb_z = number(k, value, 0.0, 10.0)?,
+        "lcb-min-fraction" => cfg.lcb_min_fraction = number(k, value, 0.0, 1.0)?,
+        "wide-root-noise" => cfg.wide_root_noise = number(k, value, 0.0, 10.0)?,
+        "lcb-check" => {
+            cfg.lcb_check = match value.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "on" => true,
+                "false" | "0" | "no" | "off" => false,
+                _ => {
+                    return Err(format!(
+                        "search parameter {k}: '{value}' is not true or false"
+                    ))
+                }
+            }
+        }
+        _ => {
+            let names: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
+            return Err(format!(
+                "unknown search parameter '{key}' (known: {})",
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Applies every assignment in order (a later one wins).
+pub fn apply(cfg: &mut SearchConfig, assignments: &[String]) -> Result<(), String> {
+    assignments.iter().try_for_each(|a| set(cfg, a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_key_is_accepted_and_changes_the_config() {
+        for (name, _) in NAMES {
+            let mut cfg = SearchConfig::default();
+            let value = match *name {
+                "lcb-check" => "false",
+                "cpuct-base" => "750",
+                _ => "0.75",
+            };
+            set(&mut cfg, &format!("{name}={value}")).unwrap();
+            assert_ne!(cfg, SearchConfig::default(), "{name}");
+        }
+    }
+
+    #[test]
+    fn bad_assignments_are_errors_that_say_why() {
+        let mut cfg = SearchConfig::default();
+        for (bad, says) in [
+            ("cpuct-init", "KEY=VALUE"),
+            ("cpuct=1", "unknown search parameter"),
+            ("cpuct-init=abc", "not a number"),
+            ("cpuct-init=NaN", "outside"),
+            ("lcb-min-fraction=2", "outside"),
+            ("lcb-check=maybe", "true or false"),
+        ] {
+            let e = set(&mut cfg, bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        assert_eq!(
+            cfg,
+            SearchConfig::default(),
+            "failed assignments change nothing"
+        );
+        apply(
+            &mut cfg,
+            &["CPUCT_INIT=1.5".to_string(), "cpuct-init=2".to_string()],
+        )
+        .unwrap();
+        assert_eq!(cfg.c_puct_init, 2.0);
+    }
+}
