@@ -9,7 +9,9 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use tengen::net::device::{Backend, DeviceChoice};
 use tengen::search::Limits;
-use tengen_train::arena::{series, series_parallel, GtpPlayer, SeriesConfig, Tengen, ThinkStats};
+use tengen_train::arena::{
+    series, series_parallel, GtpPlayer, Player, SeriesConfig, Tengen, ThinkStats,
+};
 use tengen_train::looping::{self, LoopConfig};
 use tengen_train::model::{parse_arch, TrainNet};
 use tengen_train::selfplay::{self, SelfplayConfig};
@@ -137,13 +139,19 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
-    /// tengen against any GTP engine.
+    /// tengen against any GTP engine, or against a net in this process.
     Match {
         #[arg(long)]
         model: PathBuf,
-        /// The opponent's command line, e.g. "gnugo --mode gtp --level 10".
+        /// The opponent's command line, e.g. "gnugo --mode gtp --level 10",
+        /// or `net:PATH`: tengen with that net in this process, with the
+        /// same limits and temperature and its own --opponent-search-param
+        /// (to match two search settings or two nets at equal visits).
         #[arg(long)]
         opponent: String,
+        /// A search parameter of a `net:` opponent (KEY=VALUE, repeatable).
+        #[arg(long = "opponent-search-param", value_name = "KEY=VALUE")]
+        opponent_search_param: Vec<String>,
         /// Seconds the opponent may take per reply.
         #[arg(long, default_value_t = 60)]
         timeout: u64,
@@ -172,6 +180,11 @@ enum Cmd {
         record: Option<PathBuf>,
         #[arg(long, default_value_t = 0)]
         generation: u32,
+        /// Instead of the curve, print issue 15's komi-and-rules floor for
+        /// the net: 24 cases (empty and midgame 9x9, 13x13 and 19x19
+        /// boards under chinese, japanese, tromp-taylor and aga rules).
+        #[arg(long)]
+        check: bool,
     },
     /// Plays a net against the anchors and appends the rows to a loop
     /// folder's anchors.csv (e.g. to measure an anchor again after
@@ -885,10 +898,13 @@ fn run(cli: Cli) -> Result<(), String> {
         Cmd::Match {
             model,
             opponent,
+            opponent_search_param,
             timeout,
             m,
         } => {
             m.check()?;
+            let mut opponent_search = m.search();
+            tengen::search::params::apply(&mut opponent_search, &opponent_search_param)?;
             let mut pairs = Vec::new();
             for _ in 0..m.parallel {
                 let a = Tengen::new(
@@ -897,7 +913,18 @@ fn run(cli: Cli) -> Result<(), String> {
                     m.search(),
                     m.limits(),
                 );
-                let o = GtpPlayer::start(&opponent, Duration::from_secs(timeout.max(1)))?;
+                let o: Box<dyn Player + Send> = match opponent.strip_prefix("net:") {
+                    Some(path) => Box::new(Tengen::new(
+                        "opponent",
+                        looping::evaluator(Path::new(path), &backend, m.max_batch())?,
+                        opponent_search.clone(),
+                        m.limits(),
+                    )),
+                    None => Box::new(GtpPlayer::start(
+                        &opponent,
+                        Duration::from_secs(timeout.max(1)),
+                    )?),
+                };
                 pairs.push((a, o));
             }
             let cfg = m.series();
@@ -939,6 +966,7 @@ fn run(cli: Cli) -> Result<(), String> {
             rules,
             record,
             generation,
+            check,
         } => {
             let rules = tengen::rules::Ruleset::from_name(&rules)
                 .ok_or_else(|| format!("unknown ruleset {rules:?}"))?;
@@ -951,6 +979,12 @@ fn run(cli: Cli) -> Result<(), String> {
             let n = ((to - from) / step).round() as usize;
             let komis: Vec<f32> = (0..=n).map(|i| from + i as f32 * step).collect();
             let eval = looping::evaluator(&model, &backend, 64)?;
+            if check {
+                use tengen::eval::komi_curve::{check_all, standard_cases, table};
+                let results = check_all(&*eval, &standard_cases())?;
+                print!("{}", table(&results));
+                return Ok(());
+            }
             let pts = tengen_train::komi_curve::curve(&eval, size, rules, &komis)?;
             if let Some(csv) = &record {
                 tengen_train::komi_curve::record(&eval, size, generation, csv)?;
