@@ -4,7 +4,8 @@
 //! The neural net, the batcher and the cache all implement [`Evaluator`];
 //! the engine and the search know only this trait. [`fake`] holds
 //! deterministic evaluators for tests and for play before a net exists;
-//! [`cache`] remembers outputs in front of any evaluator.
+//! [`cache`] remembers outputs in front of any evaluator; [`komi_curve`]
+//! checks how a net's answers move with komi and rules (issue 15's floor).
 //!
 //! Conventions: every estimate is from the view of the player to move in
 //! [`EvalInput::position`]; the policy is dense (`p.dense(size)` for a
@@ -14,6 +15,7 @@ pub mod batch_queue;
 pub mod by_size;
 pub mod cache;
 pub mod fake;
+pub mod komi_curve;
 
 use crate::rules::{Board, Color, Move, Position};
 

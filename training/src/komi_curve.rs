@@ -3,20 +3,16 @@
 //! one point of lead per point of komi, and a White winrate that rises
 //! too; the shipped SL nets, trained at komi 7 only, jump around instead
 //! (issue 15's measurements). `tengen-train komi-curve` prints the table
-//! and the count of steps where the lead falls.
+//! and the count of steps where the lead falls. The curve itself and
+//! issue 15's floor live in the library ([`tengen::eval::komi_curve`]);
+//! this module keeps the loop's CSV summary.
 
 use std::sync::Arc;
 
-use tengen::eval::{EvalInput, Evaluator};
-use tengen::rules::{Position, Ruleset};
+use tengen::eval::Evaluator;
+use tengen::rules::Ruleset;
 
-/// One komi's answer, from White's view (as `kata-raw-nn` prints it).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Point {
-    pub komi: f32,
-    pub white_lead: f32,
-    pub white_win: f32,
-}
+pub use tengen::eval::komi_curve::{falls, slope, Point};
 
 /// The net's answer on the empty `size` board under `rules` at each komi
 /// of `komis` (Black to move; symmetry as the evaluator runs it).
@@ -26,51 +22,7 @@ pub fn curve(
     rules: Ruleset,
     komis: &[f32],
 ) -> Result<Vec<Point>, String> {
-    let mut out = Vec::with_capacity(komis.len());
-    for chunk in komis.chunks(eval.max_batch().max(1)) {
-        let inputs: Vec<EvalInput> = chunk
-            .iter()
-            .map(|&k| {
-                Position::new(size, rules.with_komi(k))
-                    .map(EvalInput::new)
-                    .map_err(|e| format!("board size {size}: {e}"))
-            })
-            .collect::<Result<_, _>>()?;
-        for (o, &komi) in eval.evaluate(&inputs).iter().zip(chunk) {
-            // Outputs are for the player to move: Black on the empty board.
-            out.push(Point {
-                komi,
-                white_lead: -o.score_lead,
-                white_win: o.value[1],
-            });
-        }
-    }
-    Ok(out)
-}
-
-/// Steps (consecutive points) where the White lead falls by more than
-/// `tolerance` points as komi rises.
-pub fn falls(points: &[Point], tolerance: f32) -> usize {
-    points
-        .windows(2)
-        .filter(|w| w[1].white_lead < w[0].white_lead - tolerance)
-        .count()
-}
-
-/// The least-squares slope of the lead against komi (1.0 is ideal).
-pub fn slope(points: &[Point]) -> f32 {
-    let n = points.len() as f32;
-    if n < 2.0 {
-        return f32::NAN;
-    }
-    let mx = points.iter().map(|p| p.komi).sum::<f32>() / n;
-    let my = points.iter().map(|p| p.white_lead).sum::<f32>() / n;
-    let sxy: f32 = points
-        .iter()
-        .map(|p| (p.komi - mx) * (p.white_lead - my))
-        .sum();
-    let sxx: f32 = points.iter().map(|p| (p.komi - mx).powi(2)).sum();
-    sxy / sxx
+    tengen::eval::komi_curve::curve(&**eval, size, &[], rules, komis)
 }
 
 pub const SUMMARY_HEADER: &str =
@@ -119,25 +71,28 @@ pub fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tengen::eval::fake::UniformEvaluator;
 
-    fn pts(leads: &[f32]) -> Vec<Point> {
-        leads
-            .iter()
-            .enumerate()
-            .map(|(i, &l)| Point {
-                komi: i as f32,
-                white_lead: l,
-                white_win: 0.5,
-            })
-            .collect()
-    }
-
+    /// A generation's rows are written once (Chinese and Japanese, 40
+    /// steps each); the uniform evaluator's lead is flat at 0.
     #[test]
-    fn falls_and_slope_measure_the_curve() {
-        let good = pts(&[-3.0, -2.0, -1.0, 0.0, 1.0]);
-        assert_eq!(falls(&good, 0.0), 0);
-        assert!((slope(&good) - 1.0).abs() < 1e-5);
-        let bad = pts(&[0.8, -1.1, 0.8, 4.3, 4.3]);
-        assert_eq!(falls(&bad, 0.1), 1);
+    fn record_writes_a_generation_once() {
+        let dir = std::env::temp_dir().join(format!("tengen-komi-curve-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = dir.join("komi-curve.csv");
+        let _ = std::fs::remove_file(&csv);
+        let eval: Arc<dyn Evaluator> = Arc::new(UniformEvaluator);
+        let pts = curve(&eval, 9, Ruleset::chinese(), &[-1.0, 0.0, 1.0]).unwrap();
+        assert_eq!(pts.len(), 3);
+        assert_eq!(falls(&pts, 0.1), 0);
+        record(&eval, 9, 3, &csv).unwrap();
+        record(&eval, 9, 3, &csv).unwrap();
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], SUMMARY_HEADER);
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[1].starts_with("3,chinese,0,40,"), "{}", lines[1]);
+        assert!(lines[2].starts_with("3,japanese,0,40,"), "{}", lines[2]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

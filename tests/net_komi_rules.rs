@@ -1,0 +1,114 @@
+//! Issue 15's floor for komi and rules ([`tengen::eval::komi_curve`]): on
+//! the empty 9×9, 13×13 and 19×19 boards and one midgame position of each
+//! size, under Chinese, Japanese, Tromp-Taylor and AGA rules, the White
+//! lead must rise steadily with komi from −10 to +10 (no step down by more
+//! than 0.3 points, at least 12 points up) and the best policy move must
+//! have at least 5%.
+//!
+//! - `katago_net_passes_the_komi_and_rules_floor`: the positive control,
+//!   KataGo's b10 net (`TENGEN_KATAGO_NET`, else
+//!   `../katrain/katrain/models/b10c384h6nbttflrs.bin.gz` next to the
+//!   crate, as in `net_katago_parity.rs`; skips without it). All 24 cases
+//!   (984 evaluations in batches of 48) took 77–80 s on the fast CPU path
+//!   of a busy 2-core machine, so the 19×19 ones stay in.
+//! - `shipped_nets_meet_the_komi_and_rules_floor`: the nets the engine
+//!   plays with by default (the compiled-in 9×9 net up to 11×11, the
+//!   19×19 net above), all 24 cases. Ignored: they fail it today (trained
+//!   at one komi); run it with `--ignored`.
+//!
+//! Both run on the fast CPU path (`--device cpu`, the default) and print
+//! the table of all cases.
+#![cfg(feature = "net")]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use tengen::eval::by_size::BySizeEvaluator;
+use tengen::eval::komi_curve::{check_all, standard_cases, table, Case};
+use tengen::eval::Evaluator;
+use tengen::net::device::{backend_named, Backend};
+use tengen::net::shipped::{ShippedNet, MAX_SMALL_BOARD, NET_19X19, NET_9X9};
+use tengen::net::{Net, NetEvaluator};
+
+/// Inputs per evaluator call: one komi curve and a bit (41 komis) fits.
+const BATCH: usize = 48;
+
+fn katago_net_path() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("TENGEN_KATAGO_NET") {
+        return Some(PathBuf::from(p)).filter(|p| p.exists());
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../katrain/katrain/models/b10c384h6nbttflrs.bin.gz");
+    p.exists().then_some(p)
+}
+
+fn cpu() -> Backend {
+    backend_named("cpu").expect("the CPU backend")
+}
+
+fn on_cpu(net: Net, backend: &Backend) -> Arc<dyn Evaluator> {
+    Arc::new(NetEvaluator::on(net, BATCH, backend).expect("the net packs for the CPU"))
+}
+
+/// Runs `cases` on `eval`, prints the table and the time, and returns the
+/// table when some case fails.
+fn run(eval: &dyn Evaluator, cases: &[Case], what: &str) -> Result<(), String> {
+    let t = Instant::now();
+    let results = check_all(eval, cases).expect("the cases run");
+    let table = table(&results);
+    eprintln!(
+        "{what}: {} cases in {:.1} s\n{table}",
+        cases.len(),
+        t.elapsed().as_secs_f64()
+    );
+    if results.iter().all(|r| r.passes()) {
+        Ok(())
+    } else {
+        Err(table)
+    }
+}
+
+#[test]
+fn katago_net_passes_the_komi_and_rules_floor() {
+    let Some(path) = katago_net_path() else {
+        eprintln!(
+            "skipping: KataGo's net b10c384h6nbttflrs.bin.gz not found (set TENGEN_KATAGO_NET)"
+        );
+        return;
+    };
+    let backend = cpu();
+    let net = tengen::net::load_any(&path, &backend.device)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let eval = on_cpu(net, &backend);
+    if let Err(table) = run(&*eval, &standard_cases(), "KataGo's b10 net") {
+        panic!("KataGo's net fails the floor, so the checker is wrong:\n{table}");
+    }
+}
+
+#[test]
+#[ignore = "issue 15's floor: the shipped nets fail it today; run with --ignored"]
+fn shipped_nets_meet_the_komi_and_rules_floor() {
+    let backend = cpu();
+    let load = |n: &ShippedNet| {
+        on_cpu(
+            n.load(&backend.device)
+                .unwrap_or_else(|e| panic!("shipped net {}: {e}", n.name)),
+            &backend,
+        )
+    };
+    // As the engine's default evaluator routes them (gtp::config).
+    let eval = BySizeEvaluator::new(load(&NET_9X9), load(&NET_19X19), MAX_SMALL_BOARD);
+    for size in [9, 13, 19] {
+        let which = if size <= MAX_SMALL_BOARD {
+            NET_9X9
+        } else {
+            NET_19X19
+        };
+        assert_eq!(ShippedNet::for_board(size).name, which.name);
+    }
+    let what = format!("the shipped nets {} and {}", NET_9X9.name, NET_19X19.name);
+    if let Err(table) = run(&eval, &standard_cases(), &what) {
+        panic!("{what} fail issue 15's komi-and-rules floor:\n{table}");
+    }
+}
