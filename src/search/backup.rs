@@ -23,21 +23,48 @@ use crate::rules::score::{area_with_owners, margin_with};
 use crate::rules::{Board, Color, Move, Point, Position};
 
 /// How a value and a score lead combine into the utility PUCT maximises:
-/// `wl + weight * 2/π * atan(score / scale)`.
+/// `wl + weight * 2/π * atan(score / scale)`, plus, with a dynamic
+/// weight, `dyn_weight * 2/π * atan((score - center) / scale)`: a score
+/// term centred on the score the root expects (KataGo's dynamic score
+/// utility), so that a game already won or lost by a wide margin still
+/// prefers more points to fewer instead of drifting where the static
+/// term has flattened out.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Utility {
     pub weight: f64,
     pub scale: f64,
+    pub dyn_weight: f64,
+    /// The dynamic term's centre, in points, from the view of the root's
+    /// player to move.
+    pub center: f64,
 }
 
 impl Utility {
-    #[inline]
-    pub fn of(&self, wl: f64, score: f64) -> f64 {
-        if self.weight == 0.0 {
-            wl
-        } else {
-            wl + self.weight * FRAC_2_PI * (score / self.scale).atan()
+    /// The static score term only.
+    #[cfg(test)]
+    pub fn fixed(weight: f64, scale: f64) -> Utility {
+        Utility {
+            weight,
+            scale,
+            dyn_weight: 0.0,
+            center: 0.0,
         }
+    }
+
+    /// The utility of a win − loss `wl` and a score `score`, both from one
+    /// player's view: the root's player to move when `root_view`, else
+    /// the opponent (the centre turns with the view).
+    #[inline]
+    pub fn of(&self, wl: f64, score: f64, root_view: bool) -> f64 {
+        let mut u = wl;
+        if self.weight != 0.0 {
+            u += self.weight * FRAC_2_PI * (score / self.scale).atan();
+        }
+        if self.dyn_weight != 0.0 {
+            let c = if root_view { self.center } else { -self.center };
+            u += self.dyn_weight * FRAC_2_PI * ((score - c) / self.scale).atan();
+        }
+        u
     }
 }
 
@@ -156,6 +183,9 @@ pub(crate) fn backup(
     // View of the player who moved into `node`.
     let mut v = -(wl as f64);
     let mut s = -(score as f64);
+    // The player who moved into the root is the root's opponent, so the
+    // view at `node` is the root player's when its depth is odd.
+    let mut root_view = utility.dyn_weight != 0.0 && tree.depth(node) % 2 == 1;
     let mut i = node;
     while i != NONE {
         let n = &mut tree.nodes[i as usize];
@@ -165,10 +195,11 @@ pub(crate) fn backup(
         n.wl_sq_sum += v * v;
         n.score_sum += s;
         n.score_sq_sum += s * s;
-        n.util_sum += utility.of(v, s);
+        n.util_sum += utility.of(v, s, root_view);
         i = n.parent;
         v = -v;
         s = -s;
+        root_view = !root_view;
     }
     if let Some((own, flip)) = ownership {
         if tree.own_sum.len() != own.len() || tree.own_sq_sum.len() != own.len() {
@@ -245,14 +276,46 @@ mod tests {
         let c = t.add_child(0, 0).unwrap();
         t.nodes[0].in_flight = 1;
         t.nodes[c as usize].in_flight = 1;
-        let u = Utility {
-            weight: 0.0,
-            scale: 1.0,
-        };
+        let u = Utility::fixed(0.0, 1.0);
         backup(&mut t, c, 1.0, 3.0, None, &u);
         assert_eq!(t.nodes[c as usize].wl_sum, -1.0);
         assert_eq!(t.nodes[0].wl_sum, 1.0);
         assert_eq!(t.nodes[0].score_sum, 3.0);
         assert_eq!(t.nodes[0].in_flight, 0);
+    }
+
+    #[test]
+    fn the_dynamic_score_term_is_centred_on_the_root_players_expectation() {
+        let u = Utility {
+            weight: 0.0,
+            scale: 10.0,
+            dyn_weight: 0.5,
+            center: 6.0,
+        };
+        // At the centre the term vanishes, from either view.
+        assert_eq!(u.of(0.2, 6.0, true), 0.2);
+        assert_eq!(u.of(0.2, -6.0, false), 0.2);
+        // One view is the negation of the other.
+        assert!((u.of(0.0, 9.0, true) + u.of(0.0, -9.0, false)).abs() < 1e-12);
+        assert!(u.of(0.0, 9.0, true) > 0.0 && u.of(0.0, 3.0, true) < 0.0);
+        // Backed up: a child of the root (moved into by the root's player)
+        // at the centre adds nothing; the root (the opponent's view) neither.
+        let mut t = Tree::new(0, 10);
+        t.attach(
+            0,
+            &[Edge {
+                mv: Move::Pass,
+                prior: 1.0,
+                child: NONE,
+            }],
+        );
+        let c = t.add_child(0, 0).unwrap();
+        t.nodes[0].in_flight = 1;
+        t.nodes[c as usize].in_flight = 1;
+        // The child's own view is the root's opponent's: score -6 there is
+        // +6 for the root player.
+        backup(&mut t, c, 0.0, -6.0, None, &u);
+        assert!(t.nodes[c as usize].util_sum.abs() < 1e-12);
+        assert!(t.nodes[0].util_sum.abs() < 1e-12);
     }
 }

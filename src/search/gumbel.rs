@@ -231,7 +231,7 @@ impl RootView {
             raw.push(q);
         }
         let root = tree.root();
-        let v_net = utility.of(root.own_wl as f64, root.own_score as f64);
+        let v_net = utility.of(root.own_wl as f64, root.own_score as f64, true);
         let v_net = if v_net.is_finite() { v_net } else { 0.0 };
         let v_mix = if seen == 0.0 {
             v_net
@@ -324,7 +324,7 @@ impl Search {
         self.meter.fade();
         let (mut playouts, mut batches, mut evaluated) = (0u64, 0u64, 0u64);
         if !tree.root_ready() {
-            let (t, _, b, e) = self.spend(tree, Vec::new(), stop);
+            let (t, _, b, e) = self.spend(tree, Vec::new(), &utility, stop);
             tree = t;
             (batches, evaluated) = (b, e);
         }
@@ -357,7 +357,7 @@ impl Search {
             let plan: Vec<usize> = (0..phase.visits as usize)
                 .map(|j| first_edge + cands[j % cands.len()])
                 .collect();
-            let (t, made, b, e) = self.spend(tree, plan, stop);
+            let (t, made, b, e) = self.spend(tree, plan, &utility, stop);
             tree = t;
             playouts += made;
             batches += b;
@@ -395,17 +395,20 @@ impl Search {
     }
 
     fn utility(&self) -> Utility {
-        Utility {
-            weight: self.config.score_utility as f64,
-            scale: 20.0 * self.root.size() as f64 / 19.0,
-        }
+        self.search_utility(&self.tree)
     }
 
     /// Makes the visits of `plan` (root edge indices, in order) on the
     /// caller's thread; with an empty plan, the root's first visit only.
     /// Returns the tree, the visits made, and the evaluator calls and
     /// positions evaluated.
-    fn spend(&self, tree: Tree, plan: Vec<usize>, stop: &AtomicBool) -> (Tree, u64, u64, u64) {
+    fn spend(
+        &self,
+        tree: Tree,
+        plan: Vec<usize>,
+        utility: &Utility,
+        stop: &AtomicBool,
+    ) -> (Tree, u64, u64, u64) {
         let cfg = &self.config;
         let batch = cfg.batch_size.clamp(1, self.evaluator.max_batch().max(1));
         let first_only = plan.is_empty();
@@ -413,7 +416,7 @@ impl Search {
             tree: Mutex::new(tree),
             batcher: Batcher::new(&*self.evaluator, &self.meter, batch, cfg.batch_timeout, 1),
             puct: self.puct(),
-            utility: self.utility(),
+            utility: *utility,
             root: &self.root,
             recent: &self.recent,
             root_prev: &self.root_prev,
@@ -774,10 +777,7 @@ mod tests {
         let c = t.add_child(0, 0).unwrap();
         t.nodes[c as usize].visits = 2;
         t.nodes[c as usize].util_sum = 1.2;
-        let u = Utility {
-            weight: 0.0,
-            scale: 1.0,
-        };
+        let u = Utility::fixed(0.0, 1.0);
         // v_mix = (0.2 + 2 * 0.6) / 3; visited Q = 0.6.
         let v_mix = 1.4 / 3.0;
         let b = RootView::of(&t, &u, QNorm::Bounds);

@@ -93,6 +93,9 @@ pub struct SearchConfig {
     pub virtual_loss: f32,
     /// Weight of the score lead in the utility (0: winrate only).
     pub score_utility: f32,
+    /// Weight of a second score term centred on the score the root
+    /// expects (KataGo's dynamic score utility; 0: off).
+    pub dynamic_score_utility: f32,
     /// Tree node cap (see the `tree` module docs for memory).
     pub max_nodes: usize,
     /// Root Dirichlet noise (self-play).
@@ -147,6 +150,7 @@ impl Default for SearchConfig {
             root_fpu_reduction: 0.1,
             virtual_loss: 1.0,
             score_utility: 0.1,
+            dynamic_score_utility: 0.0,
             max_nodes: 1_000_000,
             noise: false,
             noise_alpha: 0.03,
@@ -441,6 +445,31 @@ impl Search {
         select::pruned_target(&self.tree, &self.puct(), k)
     }
 
+    /// The utility of this run: the static score term and, with
+    /// `dynamic_score_utility`, the dynamic one centred on 0.8 × the
+    /// root's mean score so far (from a kept tree; 0 for a fresh one).
+    fn search_utility(&self, tree: &Tree) -> Utility {
+        let cfg = &self.config;
+        let root = tree.root();
+        // The root's sums are from the view of the player who moved into
+        // it: the opponent of the player to move.
+        let center = if root.visits > 0 {
+            -0.8 * root.score_sum / root.visits as f64
+        } else {
+            0.0
+        };
+        Utility {
+            weight: cfg.score_utility as f64,
+            scale: 20.0 * self.root.size() as f64 / 19.0,
+            dyn_weight: cfg.dynamic_score_utility as f64,
+            center: if center.is_finite() {
+                center.clamp(-500.0, 500.0)
+            } else {
+                0.0
+            },
+        }
+    }
+
     fn puct(&self) -> Puct {
         let cfg = &self.config;
         Puct {
@@ -485,7 +514,7 @@ impl Search {
         let cfg = self.config.clone();
         let threads = cfg.threads.max(1);
         let batch = cfg.batch_size.clamp(1, self.evaluator.max_batch().max(1));
-        let size = self.root.size();
+        let utility = self.search_utility(&self.tree);
         let tree = std::mem::replace(&mut self.tree, Tree::new(0, 1));
         let played = self.root.history().len().saturating_sub(1) as u32;
         let temperature_on = cfg.temperature > 0.0 && played < cfg.temperature_moves;
@@ -493,10 +522,7 @@ impl Search {
             tree: Mutex::new(tree),
             batcher: Batcher::new(&*self.evaluator, &self.meter, batch, cfg.batch_timeout, 1),
             puct: self.puct(),
-            utility: Utility {
-                weight: cfg.score_utility as f64,
-                scale: 20.0 * size as f64 / 19.0,
-            },
+            utility,
             root: &self.root,
             recent: &self.recent,
             root_prev: &self.root_prev,

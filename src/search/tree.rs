@@ -168,6 +168,17 @@ impl Tree {
         &self.nodes[0]
     }
 
+    /// Plies from the root to `node` (0 for the root).
+    pub fn depth(&self, node: u32) -> u32 {
+        let mut d = 0;
+        let mut i = self.nodes[node as usize].parent;
+        while i != NONE {
+            d += 1;
+            i = self.nodes[i as usize].parent;
+        }
+        d
+    }
+
     /// Whether the root has been evaluated.
     pub fn root_ready(&self) -> bool {
         self.nodes[0].state != State::Pending
