@@ -96,6 +96,9 @@ pub struct SearchConfig {
     /// Weight of a second score term centred on the score the root
     /// expects (KataGo's dynamic score utility; 0: off).
     pub dynamic_score_utility: f32,
+    /// Exploration scaled by each node's spread of values (KataGo's
+    /// `cpuctUtilityStdevScale`; 0: off; `select.rs` docs).
+    pub cpuct_stdev_scale: f32,
     /// Tree node cap (see the `tree` module docs for memory).
     pub max_nodes: usize,
     /// Root Dirichlet noise (self-play).
@@ -151,6 +154,7 @@ impl Default for SearchConfig {
             virtual_loss: 1.0,
             score_utility: 0.1,
             dynamic_score_utility: 0.0,
+            cpuct_stdev_scale: 0.0,
             max_nodes: 1_000_000,
             noise: false,
             noise_alpha: 0.03,
@@ -480,6 +484,7 @@ impl Search {
             root_fpu_reduction: cfg.root_fpu_reduction as f64,
             virtual_loss: cfg.virtual_loss as f64,
             forced_k: cfg.forced_playouts.map(|k| k as f64),
+            stdev_scale: cfg.cpuct_stdev_scale as f64,
         }
     }
 

@@ -28,6 +28,10 @@ pub const NAMES: &[(&str, &str)] = &[
     ("virtual-loss", "losses counted per in-flight visit"),
     ("score-utility", "weight of the score lead in the utility"),
     (
+        "cpuct-stdev-scale",
+        "exploration scaled by each node's spread of values",
+    ),
+    (
         "dynamic-score-utility",
         "weight of a score term centred on the root's expected score",
     ),
@@ -74,6 +78,7 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "root-fpu-reduction" => cfg.root_fpu_reduction = number(k, value, -2.0, 2.0)?,
         "virtual-loss" => cfg.virtual_loss = number(k, value, 0.0, 100.0)?,
         "score-utility" => cfg.score_utility = number(k, value, 0.0, 10.0)?,
+        "cpuct-stdev-scale" => cfg.cpuct_stdev_scale = number(k, value, 0.0, 10.0)?,
         "dynamic-score-utility" => cfg.dynamic_score_utility = number(k, value, 0.0, 10.0)?,
         "lcb-z" => cfg.lcb_z = number(k, value, 0.0, 10.0)?,
         "lcb-min-fraction" => cfg.lcb_min_fraction = number(k, value, 0.0, 1.0)?,

@@ -10,6 +10,12 @@
 //! c(N)  = c_init + c_log * ln((N + c_base) / c_base)
 //! ```
 //!
+//! With `stdev_scale = s > 0` (KataGo's `cpuctUtilityStdevScale`), the
+//! exploration term is multiplied by `1 + s * (σ / σ0 - 1)`, where σ is
+//! the spread of the node's backed-up win − loss values, shrunk towards a
+//! prior σ0 = 0.4 worth two visits: a node whose results disagree
+//! explores more, one whose results agree exploits more.
+//!
 //! An unvisited child gets `Q = Q(node) - reduction * sqrt(visited prior
 //! mass)` (first-play urgency, FPU; the root has its own reduction). Each
 //! in-flight visit of a child counts as `virtual_loss` visits that lost, so
@@ -48,6 +54,35 @@ pub(crate) struct Puct {
     pub virtual_loss: f64,
     /// Forced-playout constant at the root (`None`: off).
     pub forced_k: Option<f64>,
+    /// Scaling of exploration by the node's value spread (0: off).
+    pub stdev_scale: f64,
+}
+
+/// The prior spread of backed-up values and its weight in visits.
+const STDEV_PRIOR: f64 = 0.4;
+const STDEV_PRIOR_WEIGHT: f64 = 2.0;
+
+/// `1 + s * (σ / σ0 - 1)` for a node with `visits` values summing to
+/// `sum` with squares summing to `sq_sum` (see the module docs); at least
+/// 0.05, so exploration never vanishes.
+#[inline]
+pub(crate) fn stdev_factor(s: f64, visits: u32, sum: f64, sq_sum: f64) -> f64 {
+    if s == 0.0 {
+        return 1.0;
+    }
+    let n = visits as f64;
+    let sigma = if n <= 1.0 {
+        STDEV_PRIOR
+    } else {
+        let mean = sum / n;
+        let mean_sq = mean * mean;
+        let sq_avg = (sq_sum / n).max(mean_sq);
+        let var = ((mean_sq + STDEV_PRIOR * STDEV_PRIOR) * STDEV_PRIOR_WEIGHT + sq_avg * n)
+            / (STDEV_PRIOR_WEIGHT + n - 1.0)
+            - mean_sq;
+        var.max(0.0).sqrt()
+    };
+    (1.0 + s * (sigma / STDEV_PRIOR - 1.0)).max(0.05)
 }
 
 /// KataGo's forced playouts for a root child with prior `prior` when the
@@ -92,7 +127,9 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
         puct.fpu_reduction
     };
     let fpu = parent_q - reduction * visited_mass.sqrt();
-    let explore = puct.c(parent_n) * parent_n.max(1.0).sqrt();
+    let explore = puct.c(parent_n)
+        * parent_n.max(1.0).sqrt()
+        * stdev_factor(puct.stdev_scale, n.visits, n.wl_sum, n.wl_sq_sum);
     let mut best: Option<(usize, f64)> = None;
     let mut seen_unvisited = false;
     for i in range {
@@ -212,7 +249,22 @@ mod tests {
             root_fpu_reduction: 0.1,
             virtual_loss: 1.0,
             forced_k: None,
+            stdev_scale: 0.0,
         }
+    }
+
+    #[test]
+    fn exploration_grows_with_the_spread_of_values() {
+        // Off: no change.
+        assert_eq!(stdev_factor(0.0, 10, 5.0, 5.0), 1.0);
+        // Few visits: the prior spread, factor 1.
+        assert!((stdev_factor(0.85, 1, 0.3, 0.09) - 1.0).abs() < 1e-12);
+        // Values that all agree explore less; values split between win
+        // and loss explore more.
+        let calm = stdev_factor(0.85, 50, 50.0 * 0.2, 50.0 * 0.04);
+        let torn = stdev_factor(0.85, 50, 0.0, 50.0);
+        assert!(calm < 1.0 && calm >= 0.05, "{calm}");
+        assert!(torn > 1.5, "{torn}");
     }
 
     /// Gives root child `e` a node with `visits` visits of mean utility `q`.
