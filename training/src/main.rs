@@ -439,6 +439,12 @@ struct TrArgs {
     /// Fall linearly from --lr to this by the last step.
     #[arg(long)]
     lr_end: Option<f32>,
+    /// Multiplier of the score loss (1: its weight in the loss docs).
+    #[arg(long, default_value_t = 1.0)]
+    score_weight: f32,
+    /// Multiplier of the ownership loss.
+    #[arg(long, default_value_t = 1.0)]
+    ownership_weight: f32,
 }
 
 impl TrArgs {
@@ -453,6 +459,8 @@ impl TrArgs {
             val_batches: self.val_batches,
             seed: self.seed,
             lr_end: self.lr_end,
+            score_weight: self.score_weight,
+            ownership_weight: self.ownership_weight,
         }
     }
 }

@@ -128,6 +128,16 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// Multiplies the rows' score and ownership weights.
+    pub fn scale_aux(&mut self, score: f32, ownership: f32) {
+        if score != 1.0 {
+            self.score_w.iter_mut().for_each(|w| *w *= score);
+        }
+        if ownership != 1.0 {
+            self.own_w.iter_mut().for_each(|w| *w *= ownership);
+        }
+    }
+
     /// Host arrays of `rows` (samples of board `size`, each under its
     /// symmetry).
     pub fn new(size: usize, rows: &[(&Sample, Symmetry)]) -> Batch {

@@ -57,6 +57,16 @@ pub struct TrainConfig {
     /// this at the last step (cosine-free, so a resumed run agrees).
     #[serde(default)]
     pub lr_end: Option<f32>,
+    /// Multipliers of the score and ownership losses (1: the weights in
+    /// `loss.rs`).
+    #[serde(default = "one")]
+    pub score_weight: f32,
+    #[serde(default = "one")]
+    pub ownership_weight: f32,
+}
+
+fn one() -> f32 {
+    1.0
 }
 
 impl TrainConfig {
@@ -84,6 +94,8 @@ impl Default for TrainConfig {
             val_batches: 20,
             seed: 1,
             lr_end: None,
+            score_weight: 1.0,
+            ownership_weight: 1.0,
         }
     }
 }
@@ -318,6 +330,10 @@ pub fn run(
     {
         return Err("batch and checkpoint interval must be >= 1 and lr > 0".into());
     }
+    let weight_ok = |w: f32| w.is_finite() && (0.0..=100.0).contains(&w);
+    if !weight_ok(cfg.score_weight) || !weight_ok(cfg.ownership_weight) {
+        return Err("--score-weight and --ownership-weight must be in [0, 100]".into());
+    }
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let resumed = Trainer::load(out, device)?;
     let (mut trainer, old_state) = match resumed {
@@ -370,9 +386,10 @@ pub fn run(
     let mut last = None;
     while trainer.step < cfg.steps {
         let mut rng = StdRng::seed_from_u64(derive_seed(cfg.seed, 3, trainer.step));
-        let Some(batch) = train_data.random_batch(cfg.batch, cfg.augment, &mut rng) else {
+        let Some(mut batch) = train_data.random_batch(cfg.batch, cfg.augment, &mut rng) else {
             break;
         };
+        batch.scale_aux(cfg.score_weight, cfg.ownership_weight);
         let r = trainer.step(&batch, cfg.lr_at(trainer.step));
         if !r.total.is_finite() {
             return Err(format!(
