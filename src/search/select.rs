@@ -263,7 +263,7 @@ mod tests {
         // and loss explore more.
         let calm = stdev_factor(0.85, 50, 50.0 * 0.2, 50.0 * 0.04);
         let torn = stdev_factor(0.85, 50, 0.0, 50.0);
-        assert!(calm < 1.0 && calm >= 0.05, "{calm}");
+        assert!((0.05..1.0).contains(&calm), "{calm}");
         assert!(torn > 1.5, "{torn}");
     }
 
