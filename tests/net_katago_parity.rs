@@ -5,6 +5,8 @@
 //! `../katrain/katrain/models/` next to the crate; skips without it.
 #![cfg(feature = "net")]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use burn::tensor::Device;
@@ -22,12 +24,7 @@ use tengen::rules::{
 const TOL: f32 = 1e-3;
 
 fn net_path() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("TENGEN_KATAGO_NET") {
-        return Some(PathBuf::from(p)).filter(|p| p.exists());
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../katrain/katrain/models/b10c384h6nbttflrs.bin.gz");
-    p.exists().then_some(p)
+    common::katago_net()
 }
 
 fn data_dir() -> PathBuf {

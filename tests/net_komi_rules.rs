@@ -20,7 +20,9 @@
 //! the table of all cases.
 #![cfg(feature = "net")]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -35,12 +37,7 @@ use tengen::net::{Net, NetEvaluator};
 const BATCH: usize = 48;
 
 fn katago_net_path() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("TENGEN_KATAGO_NET") {
-        return Some(PathBuf::from(p)).filter(|p| p.exists());
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../katrain/katrain/models/b10c384h6nbttflrs.bin.gz");
-    p.exists().then_some(p)
+    common::katago_net()
 }
 
 fn cpu() -> Backend {

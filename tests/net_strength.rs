@@ -16,18 +16,11 @@ use common::Gtp;
 use tengen::rules::Color;
 
 fn net_path(test: &str) -> Option<PathBuf> {
-    let p = std::env::var_os("TENGEN_KATAGO_NET")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../katrain/katrain/models/b10c384h6nbttflrs.bin.gz")
-        });
-    if p.exists() {
-        Some(p)
-    } else {
+    let p = common::katago_net();
+    if p.is_none() {
         eprintln!("SKIPPED {test}: KataGo net not found (set TENGEN_KATAGO_NET)");
-        None
     }
+    p
 }
 
 fn tengen(net: &Path, size: usize, visits: u32) -> Gtp {

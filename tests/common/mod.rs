@@ -5,6 +5,20 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+/// KataGo's b10 net (`b10c384h6nbttflrs.bin.gz`, from the PyPI wheel
+/// `katrain==1.20.0`): `TENGEN_KATAGO_NET`, else
+/// `../katrain/katrain/models/` beside the crate; `None` when neither
+/// exists (the caller says what it skips).
+pub fn katago_net() -> Option<PathBuf> {
+    let p = std::env::var_os("TENGEN_KATAGO_NET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../katrain/katrain/models/b10c384h6nbttflrs.bin.gz")
+        });
+    p.exists().then_some(p)
+}
+
 /// `../shared/testdata/<rel>` relative to the crate root, or `None` (with a
 /// clear message on stderr) when the shared test data is not there.
 pub fn testdata(rel: &str) -> Option<PathBuf> {
