@@ -262,8 +262,8 @@ mod tests {
         assert!(edges.iter().all(|e| e.mv != Move::Place(Point::new(1, 1))));
     }
 
-    #[test]
-    fn backup_flips_the_view_each_ply() {
+    /// A root with one child (a pass), both with a visit in flight.
+    fn root_and_child_in_flight() -> (Tree, u32) {
         let mut t = Tree::new(0, 10);
         t.attach(
             0,
@@ -276,6 +276,12 @@ mod tests {
         let c = t.add_child(0, 0).unwrap();
         t.nodes[0].in_flight = 1;
         t.nodes[c as usize].in_flight = 1;
+        (t, c)
+    }
+
+    #[test]
+    fn backup_flips_the_view_each_ply() {
+        let (mut t, c) = root_and_child_in_flight();
         let u = Utility::fixed(0.0, 1.0);
         backup(&mut t, c, 1.0, 3.0, None, &u);
         assert_eq!(t.nodes[c as usize].wl_sum, -1.0);
@@ -300,18 +306,7 @@ mod tests {
         assert!(u.of(0.0, 9.0, true) > 0.0 && u.of(0.0, 3.0, true) < 0.0);
         // Backed up: a child of the root (moved into by the root's player)
         // at the centre adds nothing; the root (the opponent's view) neither.
-        let mut t = Tree::new(0, 10);
-        t.attach(
-            0,
-            &[Edge {
-                mv: Move::Pass,
-                prior: 1.0,
-                child: NONE,
-            }],
-        );
-        let c = t.add_child(0, 0).unwrap();
-        t.nodes[0].in_flight = 1;
-        t.nodes[c as usize].in_flight = 1;
+        let (mut t, c) = root_and_child_in_flight();
         // The child's own view is the root's opponent's: score -6 there is
         // +6 for the root player.
         backup(&mut t, c, 0.0, -6.0, None, &u);
