@@ -312,7 +312,7 @@ fn default_engine_plays_with_the_shipped_nets() {
         &["gtp", "--no-autosave", "--visits", "16"],
     );
     for (size, file) in [
-        (9usize, "tengen-9x9-v5.safetensors"),
+        (9usize, "tengen-9x9-v6.safetensors"),
         (19, "tengen-19x19-v2.safetensors"),
     ] {
         let model = models.join(file);
