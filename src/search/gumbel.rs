@@ -319,7 +319,7 @@ impl Search {
     /// report. Blocks; see the module docs for the contract.
     pub fn run_gumbel(&mut self, cfg: &GumbelConfig, stop: &AtomicBool) -> GumbelResult {
         let start = Instant::now();
-        let utility = self.utility();
+        let utility = self.search_utility(&self.tree);
         let mut tree = std::mem::replace(&mut self.tree, Tree::new(0, 1));
         self.meter.fade();
         let (mut playouts, mut batches, mut evaluated) = (0u64, 0u64, 0u64);
@@ -391,11 +391,7 @@ impl Search {
     /// is this, right after the run. Uses `c_visit`, `c_scale` and
     /// `q_norm` of `cfg`.
     pub fn gumbel_policy_target(&self, cfg: &GumbelConfig) -> Vec<(Move, f32)> {
-        RootView::of(&self.tree, &self.utility(), cfg.q_norm).improved(cfg)
-    }
-
-    fn utility(&self) -> Utility {
-        self.search_utility(&self.tree)
+        RootView::of(&self.tree, &self.search_utility(&self.tree), cfg.q_norm).improved(cfg)
     }
 
     /// Makes the visits of `plan` (root edge indices, in order) on the

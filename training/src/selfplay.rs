@@ -820,11 +820,9 @@ mod gumbel_tests {
     use super::*;
     use tengen::eval::fake::HeuristicEvaluator;
 
-    #[test]
-    fn gumbel_selfplay_writes_improved_policy_targets() {
-        let out = std::env::temp_dir().join(format!("tengen-gumbel-sp-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
-        let cfg = SelfplayConfig {
+    /// Two quick 5×5 games with Gumbel searches of 8 simulations.
+    fn tiny() -> SelfplayConfig {
+        SelfplayConfig {
             games: 2,
             parallel: 2,
             visits_full: 8,
@@ -834,9 +832,18 @@ mod gumbel_tests {
             max_size: 5,
             games_per_shard: 2,
             batch_size: 4,
-            max_moves_factor: 1.0,
             gumbel_m: Some(4),
             ..SelfplayConfig::default()
+        }
+    }
+
+    #[test]
+    fn gumbel_selfplay_writes_improved_policy_targets() {
+        let out = std::env::temp_dir().join(format!("tengen-gumbel-sp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let cfg = SelfplayConfig {
+            max_moves_factor: 1.0,
+            ..tiny()
         };
         let eval = Arc::new(HeuristicEvaluator::new(3));
         let s = run(&cfg, eval, &out, 0, &ProgressBar::hidden()).unwrap();
@@ -865,22 +872,13 @@ mod gumbel_tests {
             ));
             let _ = std::fs::remove_dir_all(&out);
             let cfg = SelfplayConfig {
-                games: 2,
-                parallel: 2,
-                visits_full: 8,
-                visits_fast: 2,
-                min_size: 5,
-                max_size: 5,
-                games_per_shard: 2,
-                batch_size: 4,
-                gumbel_m: Some(4),
                 // Every winrate is below this: each game is decided after
                 // three moves of one player.
                 resign_threshold: Some(1.01),
                 resign_check_fraction: 0.0,
                 opening_prob: 0.0,
                 decided_visits,
-                ..SelfplayConfig::default()
+                ..tiny()
             };
             let eval = Arc::new(HeuristicEvaluator::new(5));
             let s = run(&cfg, eval, &out, 0, &ProgressBar::hidden()).unwrap();
