@@ -113,15 +113,17 @@ struct ConvertArgs {
 /// Search and evaluator options shared by every subcommand.
 #[derive(Args)]
 struct SearchArgs {
-    /// Seed: same seed, same moves (with one thread and visit limits).
+    /// Seed: same seed, same moves (with `--threads 1` and visit limits).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Search threads.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
-    /// Positions per net call: the search gathers this many leaves (over
-    /// all its threads) before it evaluates them. 8 suits the CPU; a GPU
-    /// wants more (`tengen benchmark` measures it).
+    /// Search threads [default: one per core on the fast CPU path, where
+    /// each thread runs its own net calls on its own core; else 1].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Leaves in flight per round, all threads together: one net call of
+    /// this many (burn, a GPU), or one call per thread of an equal share
+    /// (the fast CPU path). 8 suits the CPU; a GPU wants more (`tengen
+    /// benchmark` measures it).
     #[arg(long, default_value_t = 8)]
     batch: usize,
     /// Root visits per move (visits kept from the previous move count).
@@ -258,7 +260,7 @@ fn config(c: &Common, time: TimeControl) -> Result<SessionConfig, String> {
         model: c.search.model.clone(),
         device: c.search.device.clone(),
         rollouts: c.search.rollouts,
-        threads: c.search.threads,
+        threads: c.search.threads.unwrap_or(0),
         batch: c.search.batch,
         visits: c.search.visits,
         playouts: c.search.playouts,
@@ -337,7 +339,7 @@ fn analysis(a: &AnalysisArgs) -> Result<(), String> {
         model: a.search.model.clone(),
         device: a.search.device.clone(),
         rollouts: a.search.rollouts,
-        threads: a.search.threads,
+        threads: a.search.threads.unwrap_or(0),
         batch: a.search.batch,
         autosave: Autosave::Off,
         ..SessionConfig::default()
@@ -350,7 +352,11 @@ fn analysis(a: &AnalysisArgs) -> Result<(), String> {
         perspective,
         ..AnalysisConfig::default()
     };
-    config.search.threads = a.search.threads.clamp(1, 64);
+    // Workers search side by side: by default they share the cores.
+    config.search.threads = match a.search.threads {
+        Some(t) => t.clamp(1, 64),
+        None => (tengen::gtp::auto_threads(0, &*evaluator) / a.workers).max(1),
+    };
     config.search.batch_size = a.search.batch;
     config.search.seed = a.search.seed;
     tengen::search::params::apply(&mut config.search, &a.search.search_params()?)?;
@@ -463,13 +469,16 @@ fn judge(j: &JudgeArgs) -> Result<(), String> {
         model: j.search.model.clone(),
         device: j.search.device.clone(),
         rollouts: j.search.rollouts,
-        threads: j.search.threads,
+        threads: j.search.threads.unwrap_or(0),
         batch: j.search.batch,
         search_params: j.search.search_params()?,
         autosave: Autosave::Off,
         ..SessionConfig::default()
     };
-    let mut engine = Engine::new(build_evaluator(&cfg)?, cfg.engine_settings()?);
+    let evaluator = build_evaluator(&cfg)?;
+    let mut settings = cfg.engine_settings()?;
+    settings.threads = tengen::gtp::auto_threads(cfg.threads, &*evaluator);
+    let mut engine = Engine::new(evaluator, settings);
     let visits = j
         .search
         .visits

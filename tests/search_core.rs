@@ -334,3 +334,77 @@ fn early_stop_ends_a_search_whose_move_is_decided() {
     // Temperature samples from the whole distribution: no early stop.
     assert_eq!(with(true, 1.0).visits, 2000);
 }
+
+/// The plain policy puts 0.9 on the first empty point of C3, D4; the
+/// optimistic one on G7's (the input's optimism blends the two).
+fn optimism_sensitive() -> Arc<dyn Evaluator> {
+    use tengen::eval::{policy_index, EvalOutput};
+    use tengen::search::testing::FnEvaluator;
+    Arc::new(FnEvaluator(|i: &tengen::eval::EvalInput| {
+        let size = i.position.size();
+        let n = size * size + 1;
+        let o = i.policy_optimism;
+        let empty = |m: &str| {
+            let mv = Move::parse_gtp(m, size).unwrap();
+            match mv {
+                Move::Place(p) => i.position.board().is_empty(p),
+                Move::Pass => false,
+            }
+        };
+        let plain = if empty("C3") { "C3" } else { "D4" };
+        let mut policy = vec![0.1 / (n - 2) as f32; n];
+        policy[policy_index(Move::parse_gtp(plain, size).unwrap(), size)] = 0.9 * (1.0 - o);
+        policy[policy_index(Move::parse_gtp("G7", size).unwrap(), size)] = 0.9 * o;
+        EvalOutput {
+            policy,
+            value: [0.5, 0.5, 0.0],
+            score_lead: 0.0,
+            ownership: None,
+        }
+    }))
+}
+
+#[test]
+fn the_root_and_the_tree_get_their_own_policy_optimism() {
+    let cfg = SearchConfig {
+        policy_optimism: 1.0,
+        root_policy_optimism: 0.2,
+        ..config(1, 1)
+    };
+    let mut s = search(optimism_sensitive(), cfg, 9);
+    let [c3, d4, g7] = ["C3", "D4", "G7"].map(|m| Move::parse_gtp(m, 9).unwrap());
+    let prior = |s: &Search, mv: Move| s.root_priors().iter().find(|p| p.0 == mv).map(|p| p.1);
+    let r = run(&mut s, Limits::visits(40));
+    // The root's own blend: C3 0.72, G7 0.18.
+    assert_eq!(s.root_priors()[0].0, c3);
+    assert!(
+        prior(&s, c3).is_some_and(|p| (p - 0.72).abs() < 0.01),
+        "{:?}",
+        s.root_priors()
+    );
+    assert_eq!(r.best, c3);
+    // The node after C3 was expanded inside the tree: the optimistic
+    // policy, G7 0.9.
+    let mut pos = s.position().clone();
+    pos.play_move(c3).unwrap();
+    assert!(s.set_position(pos, vec![(Color::Black, c3)]));
+    assert_eq!(s.root_priors()[0].0, g7);
+    assert!(
+        prior(&s, g7).is_some_and(|p| p > 0.85),
+        "{:?}",
+        s.root_priors()
+    );
+    // Searched as the root, it gets the root's blend again: D4 0.72.
+    run(&mut s, Limits::visits(60));
+    assert_eq!(s.root_priors()[0].0, d4, "{:?}", s.root_priors());
+    assert!(
+        prior(&s, d4).is_some_and(|p| (p - 0.72).abs() < 0.01),
+        "{:?}",
+        s.root_priors()
+    );
+    assert!(
+        prior(&s, g7).is_some_and(|p| (p - 0.18).abs() < 0.01),
+        "{:?}",
+        s.root_priors()
+    );
+}

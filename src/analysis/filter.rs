@@ -64,6 +64,10 @@ impl Evaluator for MaskedEvaluator {
         self.inner.max_batch()
     }
 
+    fn parallel_calls(&self) -> bool {
+        self.inner.parallel_calls()
+    }
+
     fn name(&self) -> String {
         self.inner.name()
     }

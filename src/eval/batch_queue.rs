@@ -196,7 +196,7 @@ impl BatchQueue {
 
 /// Uniform policy, even value: what an evaluator that failed to answer
 /// is taken to have said.
-fn neutral(size: usize) -> EvalOutput {
+pub(crate) fn neutral(size: usize) -> EvalOutput {
     let n = size * size + 1;
     EvalOutput {
         policy: vec![1.0 / n as f32; n],

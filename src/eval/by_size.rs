@@ -67,6 +67,10 @@ impl Evaluator for BySizeEvaluator {
         self.small.max_batch().min(self.large.max_batch()).max(1)
     }
 
+    fn parallel_calls(&self) -> bool {
+        self.small.parallel_calls() && self.large.parallel_calls()
+    }
+
     fn name(&self) -> String {
         format!(
             "{} (boards up to {}x{}), {} (larger)",

@@ -65,6 +65,7 @@ impl CacheKey {
         h.add(rules.suicide_allowed as u64);
         h.add(rules.handicap_bonus as u64);
         h.add(input.friendly_pass_ok as u64);
+        h.add(input.policy_optimism.to_bits() as u64);
         h.add(
             pos.board()
                 .ko_point()
@@ -232,6 +233,10 @@ impl Evaluator for CachedEvaluator {
 
     fn max_batch(&self) -> usize {
         self.inner.max_batch()
+    }
+
+    fn parallel_calls(&self) -> bool {
+        self.inner.parallel_calls()
     }
 
     fn name(&self) -> String {

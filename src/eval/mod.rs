@@ -45,6 +45,10 @@ pub struct EvalInput {
     /// opponent to end the game. On by default (the rules this engine
     /// plays); it only changes what a net sees after one pass.
     pub friendly_pass_ok: bool,
+    /// How far a net's policy moves from its main head towards its
+    /// optimistic head (KataGo's `policyOptimism`): 0 the main policy, 1
+    /// the optimistic one. Nets without that head ignore it.
+    pub policy_optimism: f32,
 }
 
 impl EvalInput {
@@ -56,6 +60,7 @@ impl EvalInput {
             prev_boards: Vec::new(),
             handicap_bonus: 0.0,
             friendly_pass_ok: true,
+            policy_optimism: 0.0,
         }
     }
 
@@ -75,6 +80,12 @@ impl EvalInput {
     /// With White's handicap bonus in points.
     pub fn with_handicap_bonus(mut self, bonus: f32) -> EvalInput {
         self.handicap_bonus = bonus;
+        self
+    }
+
+    /// With the policy's optimism (see [`EvalInput::policy_optimism`]).
+    pub fn with_policy_optimism(mut self, optimism: f32) -> EvalInput {
+        self.policy_optimism = optimism;
         self
     }
 }
@@ -104,6 +115,16 @@ pub trait Evaluator: Send + Sync {
     fn max_batch(&self) -> usize;
     /// A short name for logs and `version` output.
     fn name(&self) -> String;
+    /// True when calls from different threads run side by side, each on
+    /// the calling thread's own core (the fast CPU path). A search then
+    /// lets every thread make its own calls instead of gathering all
+    /// threads' leaves into one call, which would run on one core while
+    /// the other threads wait. False (the default) for evaluators that
+    /// spread one call over the machine (burn, a GPU) or are too cheap to
+    /// matter.
+    fn parallel_calls(&self) -> bool {
+        false
+    }
 }
 
 /// Index of `mv` in a dense policy vector for a board of `size`.

@@ -50,10 +50,10 @@ pub struct SessionConfig {
     pub device: String,
     /// Random rollouts per evaluation for the heuristic evaluator.
     pub rollouts: u32,
-    /// Search threads.
+    /// Search threads; 0 picks them by the evaluator ([`auto_threads`]).
     pub threads: usize,
-    /// Leaves the search gathers per evaluator call (all threads
-    /// together); the net evaluator accepts at least this many.
+    /// Leaves the search gathers per round (all threads together); the
+    /// net evaluator accepts at least this many.
     pub batch: usize,
     /// Root visits per move (tree reuse included).
     pub visits: Option<u64>,
@@ -139,7 +139,9 @@ impl SessionConfig {
             rules = rules.with_komi(k);
         }
         let (evaluator, raw_nn) = build_evaluators(self)?;
-        let engine = Engine::new(evaluator, self.engine_settings()?);
+        let mut settings = self.engine_settings()?;
+        settings.threads = auto_threads(self.threads, &*evaluator);
+        let engine = Engine::new(evaluator, settings);
         let clock = Clock::new(self.time, self.lag);
         let game = match &self.resume {
             Some(path) => {
@@ -199,8 +201,10 @@ impl SessionConfig {
                 return Err("the resignation threshold must be a winrate in [0, 1]".into());
             }
         }
-        if !(1..=1024).contains(&self.threads) {
-            return Err("threads must be between 1 and 1024".into());
+        if self.threads > 1024 {
+            return Err(
+                "threads must be between 1 and 1024 (0: one per core on the fast CPU path)".into(),
+            );
         }
         if !(1..=4096).contains(&self.batch) {
             return Err("the batch size must be between 1 and 4096".into());
@@ -226,6 +230,21 @@ impl SessionConfig {
             search_params: self.search_params.clone(),
             ..EngineSettings::default()
         })
+    }
+}
+
+/// Search threads for `requested` (0: choose) with `eval`: one per core
+/// when the evaluator's calls run side by side on the callers' cores (the
+/// fast CPU path: two threads evaluate twice as fast as one), else one
+/// (burn and GPUs spread a call over the machine themselves).
+pub fn auto_threads(requested: usize, eval: &dyn Evaluator) -> usize {
+    if requested > 0 {
+        return requested;
+    }
+    if eval.parallel_calls() {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(64))
+    } else {
+        1
     }
 }
 

@@ -37,8 +37,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 pub use config::{
-    build_evaluator, build_evaluators, default_autosave_path, Autosave, SessionConfig,
-    DEFAULT_EVALUATOR,
+    auto_threads, build_evaluator, build_evaluators, default_autosave_path, Autosave,
+    SessionConfig, DEFAULT_EVALUATOR,
 };
 pub use session::{Call, RawNn, Session};
 

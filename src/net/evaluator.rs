@@ -75,9 +75,6 @@ pub struct NetEvaluator {
     net: Net,
     fast: Option<FastNet>,
     max_batch: usize,
-    /// KataGo's default optimistic-policy blend (0.2 at the root of its
-    /// GTP engine); 0 gives the plain policy head.
-    pub policy_optimism: f32,
     /// The symmetry of each evaluation.
     pub symmetry: SymmetryChoice,
 }
@@ -89,7 +86,6 @@ impl NetEvaluator {
             net,
             fast: None,
             max_batch: max_batch.max(1),
-            policy_optimism: 0.0,
             symmetry: SymmetryChoice::Fixed(Symmetry::IDENTITY),
         }
     }
@@ -129,17 +125,18 @@ impl NetEvaluator {
     /// with the net run under `symmetry` and the results brought back to
     /// the board's orientation.
     pub fn raw_nn(&self, input: &EvalInput, symmetry: Symmetry, optimism: f32) -> NetOutput {
-        self.run_same_size(std::slice::from_ref(input), &[symmetry], optimism)
+        self.run_same_size(std::slice::from_ref(input), &[symmetry], Some(optimism))
             .pop()
             .expect("one output per input")
     }
 
-    /// Runs inputs of one board size, each under its symmetry.
+    /// Runs inputs of one board size, each under its symmetry, with the
+    /// policy optimism `optimism` (or, when `None`, each input's own).
     fn run_same_size(
         &self,
         batch: &[EvalInput],
         symmetries: &[Symmetry],
-        optimism: f32,
+        optimism: Option<f32>,
     ) -> Vec<NetOutput> {
         let size = batch[0].position.size();
         let n = size * size;
@@ -191,6 +188,7 @@ impl NetEvaluator {
                     .collect();
                 legal.push(true);
                 let no_result = pos.rules().ko == KoRule::Simple;
+                let optimism = optimism.unwrap_or(inp.policy_optimism);
                 postprocess(&raw, row, &legal, pos.to_move(), optimism, &post, no_result)
             })
             .collect()
@@ -232,7 +230,7 @@ impl Evaluator for NetEvaluator {
                     SymmetryChoice::Random => Symmetry::ALL[rand::random_range(0..8)],
                 })
                 .collect();
-            let outs = self.run_same_size(part, &syms, self.policy_optimism);
+            let outs = self.run_same_size(part, &syms, None);
             out.extend(
                 outs.into_iter()
                     .zip(part)
@@ -249,5 +247,11 @@ impl Evaluator for NetEvaluator {
 
     fn name(&self) -> String {
         self.net.config().name.clone()
+    }
+
+    fn parallel_calls(&self) -> bool {
+        // The fast path runs a call on the calling thread alone; burn's
+        // CPU backend spreads one call over its own thread pool.
+        self.is_fast()
     }
 }

@@ -3,6 +3,11 @@
 //! [`BatchQueue`]'s (its docs say when a batch goes); this only binds the
 //! queue to the search's evaluator.
 //!
+//! An evaluator whose calls run side by side on the callers' own cores
+//! ([`Evaluator::parallel_calls`], the fast CPU path) is not queued: each
+//! thread evaluates its own leaves at once. Gathering them into one call
+//! would run the net on one core while the other threads wait.
+//!
 //! Each search thread must call [`Batcher::leave`] once when it stops
 //! submitting, so the others no longer wait for it.
 //!
@@ -88,6 +93,10 @@ impl Evaluator for Timed<'_> {
         self.inner.max_batch()
     }
 
+    fn parallel_calls(&self) -> bool {
+        self.inner.parallel_calls()
+    }
+
     fn name(&self) -> String {
         self.inner.name()
     }
@@ -97,6 +106,11 @@ impl Evaluator for Timed<'_> {
 pub(crate) struct Batcher<'a> {
     eval: Timed<'a>,
     queue: BatchQueue,
+    /// Each thread calls the evaluator itself (see the module docs).
+    direct: bool,
+    /// Calls and positions of the direct path.
+    direct_batches: AtomicU64,
+    direct_evaluated: AtomicU64,
 }
 
 impl<'a> Batcher<'a> {
@@ -111,13 +125,34 @@ impl<'a> Batcher<'a> {
         Batcher {
             eval: Timed { inner: eval, meter },
             queue: BatchQueue::new(batch_size, timeout, threads.max(1)),
+            direct: eval.parallel_calls(),
+            direct_batches: AtomicU64::new(0),
+            direct_evaluated: AtomicU64::new(0),
         }
     }
 
-    /// Evaluates `inputs`, batched with other threads' requests. Returns the
+    /// Evaluates `inputs`, batched with other threads' requests (or alone,
+    /// on this thread, for an evaluator with parallel calls). Returns the
     /// inputs (moved back) and one output per input. Blocks.
     pub fn evaluate(&self, inputs: Vec<EvalInput>) -> Reply {
-        self.queue.evaluate(&self.eval, inputs)
+        if !self.direct {
+            return self.queue.evaluate(&self.eval, inputs);
+        }
+        if inputs.is_empty() {
+            return (inputs, Vec::new());
+        }
+        let mut outputs = crate::eval::evaluate_all(&self.eval, &inputs);
+        outputs.truncate(inputs.len());
+        while outputs.len() < inputs.len() {
+            // A misbehaving evaluator: "no knowledge", as the queue does.
+            outputs.push(crate::eval::batch_queue::neutral(
+                inputs[outputs.len()].position.size(),
+            ));
+        }
+        self.direct_batches.fetch_add(1, Ordering::Relaxed);
+        self.direct_evaluated
+            .fetch_add(inputs.len() as u64, Ordering::Relaxed);
+        (inputs, outputs)
     }
 
     /// The meter this batcher times calls into.
@@ -137,7 +172,11 @@ impl<'a> Batcher<'a> {
 
     /// (batches evaluated, positions evaluated).
     pub fn stats(&self) -> (u64, u64) {
-        self.queue.stats()
+        let (b, e) = self.queue.stats();
+        (
+            b + self.direct_batches.load(Ordering::Relaxed),
+            e + self.direct_evaluated.load(Ordering::Relaxed),
+        )
     }
 }
 
@@ -162,6 +201,59 @@ mod tests {
         });
         assert_eq!(b.stats(), (1, 4));
         assert!(meter.predict(1).is_some());
+    }
+
+    /// Parallel calls: every call waits (up to 5 s) until another is
+    /// inside `evaluate` with it, and counts whether that happened.
+    struct Meeting {
+        inside: AtomicUsize,
+        met: AtomicUsize,
+    }
+
+    impl Evaluator for Meeting {
+        fn evaluate(&self, batch: &[EvalInput]) -> Vec<EvalOutput> {
+            self.inside.fetch_add(1, Ordering::SeqCst);
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(5) {
+                if self.inside.load(Ordering::SeqCst) >= 2 {
+                    self.met.fetch_add(1, Ordering::SeqCst);
+                    break;
+                }
+                std::thread::yield_now();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+            self.inside.fetch_sub(1, Ordering::SeqCst);
+            UniformEvaluator.evaluate(batch)
+        }
+        fn max_batch(&self) -> usize {
+            8
+        }
+        fn name(&self) -> String {
+            "meeting".into()
+        }
+        fn parallel_calls(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn parallel_evaluators_get_one_call_per_thread_at_the_same_time() {
+        let eval = Meeting {
+            inside: AtomicUsize::new(0),
+            met: AtomicUsize::new(0),
+        };
+        let meter = CostMeter::default();
+        let b = Batcher::new(&eval, &meter, 4, Duration::from_secs(5), 2);
+        let pos = Position::new(5, Ruleset::chinese()).unwrap();
+        let input = || vec![EvalInput::new(pos.clone()), EvalInput::new(pos.clone())];
+        std::thread::scope(|s| {
+            let h = s.spawn(|| b.evaluate(input()).1.len());
+            assert_eq!(b.evaluate(input()).1.len(), 2);
+            assert_eq!(h.join().unwrap(), 2);
+        });
+        // Two calls of two, not one of four, and they overlapped.
+        assert_eq!(b.stats(), (2, 4));
+        assert_eq!(eval.met.load(Ordering::SeqCst), 2);
     }
 
     #[test]

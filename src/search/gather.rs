@@ -45,6 +45,8 @@ pub(crate) struct Ctx<'a> {
     pub root_prev: &'a [Board],
     /// White's handicap bonus, for the evaluator.
     pub handicap_bonus: f32,
+    /// Policy optimism for the evaluator: (at the root, elsewhere).
+    pub optimism: (f32, f32),
     pub leaves_per_round: usize,
     pub stop: &'a AtomicBool,
     pub deadline: Option<Instant>,
@@ -309,7 +311,12 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
                 EvalInput::new(pos)
                     .with_recent(recent)
                     .with_prev_boards(prev)
-                    .with_handicap_bonus(ctx.handicap_bonus),
+                    .with_handicap_bonus(ctx.handicap_bonus)
+                    .with_policy_optimism(if leaf.node == 0 {
+                        ctx.optimism.0
+                    } else {
+                        ctx.optimism.1
+                    }),
             );
             eval_nodes.push(leaf.node);
         }

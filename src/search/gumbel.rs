@@ -417,6 +417,7 @@ impl Search {
             recent: &self.recent,
             root_prev: &self.root_prev,
             handicap_bonus: self.handicap_bonus,
+            optimism: (cfg.root_policy_optimism, cfg.policy_optimism),
             leaves_per_round: batch,
             stop,
             deadline: None,

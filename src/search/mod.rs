@@ -99,6 +99,12 @@ pub struct SearchConfig {
     /// Exploration scaled by each node's spread of values (KataGo's
     /// `cpuctUtilityStdevScale`; 0: off; `select.rs` docs).
     pub cpuct_stdev_scale: f32,
+    /// The policy's optimism inside the tree and at the root
+    /// ([`EvalInput::policy_optimism`]; KataGo's `policyOptimism` and
+    /// `rootPolicyOptimism`). Only nets with an optimistic policy head
+    /// (KataGo's recent nets) are affected.
+    pub policy_optimism: f32,
+    pub root_policy_optimism: f32,
     /// Tree node cap (see the `tree` module docs for memory).
     pub max_nodes: usize,
     /// Root Dirichlet noise (self-play).
@@ -155,6 +161,8 @@ impl Default for SearchConfig {
             score_utility: 0.1,
             dynamic_score_utility: 0.0,
             cpuct_stdev_scale: 0.0,
+            policy_optimism: 0.0,
+            root_policy_optimism: 0.0,
             max_nodes: 1_000_000,
             noise: false,
             noise_alpha: 0.03,
@@ -257,6 +265,9 @@ pub struct Search {
     handicap_bonus: f32,
     rng: StdRng,
     root_noised: bool,
+    /// Whether the root's priors are the root's own (evaluated with the
+    /// root's policy optimism, not inherited from the tree).
+    root_own_priors: bool,
     /// Whether the root's priors were widened ([`SearchConfig::wide_root_noise`]).
     root_widened: bool,
     /// What evaluator calls cost, measured over every run.
@@ -284,6 +295,7 @@ impl Search {
             root_prev: Vec::new(),
             handicap_bonus: 0.0,
             root_noised: false,
+            root_own_priors: false,
             root_widened: false,
             meter: CostMeter::default(),
         }
@@ -342,6 +354,7 @@ impl Search {
         self.tree.max_nodes = self.config.max_nodes.max(1);
         if kept != Some(0) {
             self.root_noised = false;
+            self.root_own_priors = false;
             self.root_widened = false;
             self.tree.own_sum.clear();
             self.tree.own_sq_sum.clear();
@@ -357,6 +370,7 @@ impl Search {
     pub fn clear_tree(&mut self) {
         self.tree = Tree::new(root_passes(&self.root), self.config.max_nodes);
         self.root_noised = false;
+        self.root_own_priors = false;
         self.root_widened = false;
     }
 
@@ -424,7 +438,8 @@ impl Search {
         let input = EvalInput::new(self.root.clone())
             .with_recent(self.recent.clone())
             .with_prev_boards(self.root_prev.clone())
-            .with_handicap_bonus(self.handicap_bonus);
+            .with_handicap_bonus(self.handicap_bonus)
+            .with_policy_optimism(self.config.root_policy_optimism);
         self.evaluator.evaluate(&[input]).into_iter().next()
     }
 
@@ -532,6 +547,7 @@ impl Search {
             recent: &self.recent,
             root_prev: &self.root_prev,
             handicap_bonus: self.handicap_bonus,
+            optimism: (cfg.root_policy_optimism, cfg.policy_optimism),
             leaves_per_round: batch.div_ceil(threads),
             stop,
             deadline: limits.time.map(|t| start + t),
@@ -549,6 +565,17 @@ impl Search {
         // selects from it.
         if !ctx.lock().root_ready() {
             round_with(&ctx, true);
+            self.root_own_priors = true;
+        }
+        if !self.root_own_priors {
+            // A reused root was expanded as an inner node: give it the
+            // root's own policy (before any noise goes in).
+            if cfg.root_policy_optimism != cfg.policy_optimism {
+                if let Some(out) = self.evaluate_root() {
+                    reprior_root(&mut ctx.lock(), &out.policy, self.root.size());
+                }
+            }
+            self.root_own_priors = true;
         }
         if cfg.noise && !self.root_noised {
             let mut tree = ctx.lock();
@@ -682,6 +709,33 @@ fn widen_root(tree: &mut Tree, w: f32) {
     }
     for e in edges.iter_mut() {
         e.prior = ((e.prior.max(0.0) as f64).powf(power) / total) as f32;
+    }
+    edges.sort_by(|a, b| b.prior.total_cmp(&a.prior));
+}
+
+/// Sets the root edges' priors from `policy` (dense, pass last, for a
+/// board of `size`), renormalised over the edges, and re-sorts them.
+fn reprior_root(tree: &mut Tree, policy: &[f32], size: usize) {
+    let range = tree.edge_range(0);
+    let edges = &mut tree.edges[range];
+    let total: f64 = edges
+        .iter()
+        .map(|e| {
+            policy
+                .get(crate::eval::policy_index(e.mv, size))
+                .copied()
+                .unwrap_or(0.0) as f64
+        })
+        .sum();
+    if edges.is_empty() || total <= 0.0 || !total.is_finite() {
+        return;
+    }
+    for e in edges.iter_mut() {
+        let p = policy
+            .get(crate::eval::policy_index(e.mv, size))
+            .copied()
+            .unwrap_or(0.0) as f64;
+        e.prior = (p / total) as f32;
     }
     edges.sort_by(|a, b| b.prior.total_cmp(&a.prior));
 }

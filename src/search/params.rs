@@ -48,6 +48,11 @@ pub const NAMES: &[(&str, &str)] = &[
         "wide-root-noise",
         "wider root exploration (KataGo's wideRootNoise)",
     ),
+    (
+        "policy-optimism",
+        "blend towards a KataGo net's optimistic policy inside the tree (0-1)",
+    ),
+    ("root-policy-optimism", "the same blend at the root (0-1)"),
 ];
 
 fn number(key: &str, value: &str, lo: f32, hi: f32) -> Result<f32, String> {
@@ -83,6 +88,8 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "lcb-z" => cfg.lcb_z = number(k, value, 0.0, 10.0)?,
         "lcb-min-fraction" => cfg.lcb_min_fraction = number(k, value, 0.0, 1.0)?,
         "wide-root-noise" => cfg.wide_root_noise = number(k, value, 0.0, 10.0)?,
+        "policy-optimism" => cfg.policy_optimism = number(k, value, 0.0, 1.0)?,
+        "root-policy-optimism" => cfg.root_policy_optimism = number(k, value, 0.0, 1.0)?,
         "lcb-check" => {
             cfg.lcb_check = match value.trim().to_ascii_lowercase().as_str() {
                 "true" | "1" | "yes" | "on" => true,
