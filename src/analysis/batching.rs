@@ -10,7 +10,12 @@
 //! [`BatchQueue`]'s, with batches up to the inner `max_batch`; its members
 //! are the *clients*: workers between [`BatchingEvaluator::join`] and the
 //! drop of their [`Client`] guard.
+//!
+//! An inner evaluator whose calls run side by side on the callers' cores
+//! ([`Evaluator::parallel_calls`], the fast CPU path) is called directly:
+//! gathering the workers' leaves into one call would run it on one core.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,6 +26,8 @@ use crate::eval::{EvalInput, EvalOutput, Evaluator};
 pub struct BatchingEvaluator {
     inner: Arc<dyn Evaluator>,
     queue: BatchQueue,
+    /// Calls and positions passed straight through (parallel calls).
+    direct: [AtomicU64; 2],
 }
 
 /// A worker's membership: while it lives, flushing waits for this worker
@@ -40,6 +47,7 @@ impl BatchingEvaluator {
         BatchingEvaluator {
             inner,
             queue: BatchQueue::new(batch, timeout, 0),
+            direct: [AtomicU64::new(0), AtomicU64::new(0)],
         }
     }
 
@@ -51,13 +59,27 @@ impl BatchingEvaluator {
 
     /// (inner calls made, positions evaluated) so far.
     pub fn stats(&self) -> (u64, u64) {
-        self.queue.stats()
+        let (b, e) = self.queue.stats();
+        let [db, de] = &self.direct;
+        (
+            b + db.load(Ordering::Relaxed),
+            e + de.load(Ordering::Relaxed),
+        )
     }
 }
 
 impl Evaluator for BatchingEvaluator {
     fn evaluate(&self, batch: &[EvalInput]) -> Vec<EvalOutput> {
+        if self.inner.parallel_calls() {
+            self.direct[0].fetch_add(1, Ordering::Relaxed);
+            self.direct[1].fetch_add(batch.len() as u64, Ordering::Relaxed);
+            return crate::eval::evaluate_all(&*self.inner, batch);
+        }
         self.queue.evaluate(&*self.inner, batch.to_vec()).1
+    }
+
+    fn parallel_calls(&self) -> bool {
+        self.inner.parallel_calls()
     }
 
     fn max_batch(&self) -> usize {
@@ -89,6 +111,43 @@ mod tests {
         });
         drop((c1, c2));
         assert_eq!(b.stats(), (1, 4));
+    }
+
+    /// Uniform answers, calls counted, calls side by side.
+    struct Parallel(std::sync::atomic::AtomicUsize);
+
+    impl Evaluator for Parallel {
+        fn evaluate(&self, batch: &[EvalInput]) -> Vec<EvalOutput> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            UniformEvaluator.evaluate(batch)
+        }
+        fn max_batch(&self) -> usize {
+            8
+        }
+        fn name(&self) -> String {
+            "parallel".into()
+        }
+        fn parallel_calls(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn parallel_evaluators_are_called_by_each_client() {
+        let inner = Arc::new(Parallel(Default::default()));
+        let b = BatchingEvaluator::new(inner.clone(), Duration::from_secs(5));
+        assert!(b.parallel_calls());
+        let pos = Position::new(5, Ruleset::chinese()).unwrap();
+        let inputs = vec![EvalInput::new(pos.clone()), EvalInput::new(pos)];
+        let (c1, c2) = (b.join(), b.join());
+        std::thread::scope(|s| {
+            let h = s.spawn(|| b.evaluate(&inputs).len());
+            assert_eq!(b.evaluate(&inputs).len(), 2);
+            assert_eq!(h.join().unwrap(), 2);
+        });
+        drop((c1, c2));
+        assert_eq!(b.stats(), (2, 4));
+        assert_eq!(inner.0.load(Ordering::SeqCst), 2);
     }
 
     #[test]
