@@ -408,3 +408,24 @@ fn the_root_and_the_tree_get_their_own_policy_optimism() {
         s.root_priors()
     );
 }
+
+#[test]
+fn value_weighted_backups_keep_counts_and_values_in_range() {
+    let cfg = SearchConfig {
+        value_weight_exponent: 0.25,
+        ..config(1, 4)
+    };
+    let mut s = search(
+        Arc::new(HeuristicEvaluator::new(3).with_playouts(2)),
+        cfg,
+        9,
+    );
+    let r = run(&mut s, Limits::visits(300));
+    assert_eq!(r.visits, 300);
+    assert!((0.0..=1.0).contains(&r.winrate), "{}", r.winrate);
+    assert!(r.score_lead.is_finite());
+    assert!(s.position().is_legal(r.best));
+    // The root's children still account for every visit but its own.
+    let kids: u64 = r.moves.iter().map(|m| m.visits).sum();
+    assert_eq!(kids, 299);
+}

@@ -11,6 +11,15 @@
 //!   stones inside the opponent's pass-alive territory count as dead).
 //! - [`backup`] adds one visit's result to every node on the path to the
 //!   root, flipping the view at each ply, and releases the virtual loss.
+//!   With a value-weight exponent `e > 0` (KataGo's `valueWeightExponent`)
+//!   each expanded node's means are then recomputed from its children, as
+//!   KataGo does, instead of being the plain mean of every visit below:
+//!   a child with `n` visits and mean utility `u` (the mover's view) counts
+//!   `n · (F(z) + 1e-4)^e`, where `z = (u − ū) / sqrt(1e-8 + 1 / (1.5 √n))`,
+//!   `ū` the children's visit-weighted mean and `F` the CDF of Student's t
+//!   with 3 degrees of freedom, rescaled to the children's visits; the
+//!   node's own evaluation counts one. Children that look worse than the
+//!   others thus pull the node's value down less than their visits would.
 //!
 //! All functions are plain; [`backup`] needs the tree lock held.
 
@@ -37,6 +46,9 @@ pub(crate) struct Utility {
     /// The dynamic term's centre, in points, from the view of the root's
     /// player to move.
     pub center: f64,
+    /// The value-weight exponent of the backup (0: plain means; module
+    /// docs).
+    pub value_weight: f64,
 }
 
 impl Utility {
@@ -48,6 +60,7 @@ impl Utility {
             scale,
             dyn_weight: 0.0,
             center: 0.0,
+            value_weight: 0.0,
         }
     }
 
@@ -196,7 +209,12 @@ pub(crate) fn backup(
         n.score_sum += s;
         n.score_sq_sum += s * s;
         n.util_sum += utility.of(v, s, root_view);
-        i = n.parent;
+        let parent = n.parent;
+        if utility.value_weight > 0.0 && i != node {
+            // The mover here is the player whose view `root_view` is not.
+            reweigh(tree, i, utility, !root_view);
+        }
+        i = parent;
         v = -v;
         s = -s;
         root_view = !root_view;
@@ -214,6 +232,67 @@ pub(crate) fn backup(
         }
         tree.own_n += 1;
     }
+}
+
+/// CDF of Student's t with 3 degrees of freedom.
+fn t3_cdf(z: f64) -> f64 {
+    let x = z / 3f64.sqrt();
+    0.5 + (x / (1.0 + x * x) + x.atan()) / std::f64::consts::PI
+}
+
+/// Recomputes the means of the expanded `node` from its children and its
+/// own evaluation (module docs); `mover_root_view` says whether the
+/// player to move at `node` is the root's.
+fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool) {
+    let range = tree.edge_range(node);
+    // Children's means are from the view of the player to move at `node`.
+    let (mut w_sum, mut wu_sum) = (0.0f64, 0.0f64);
+    for e in &tree.edges[range.clone()] {
+        if e.child == NONE {
+            continue;
+        }
+        let c = &tree.nodes[e.child as usize];
+        if c.visits > 0 {
+            w_sum += c.visits as f64;
+            wu_sum += c.util_sum;
+        }
+    }
+    if w_sum <= 0.0 {
+        return;
+    }
+    let mean = wu_sum / w_sum;
+    let (mut nw, mut nu, mut nwl, mut ns) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for e in &tree.edges[range] {
+        if e.child == NONE {
+            continue;
+        }
+        let c = &tree.nodes[e.child as usize];
+        if c.visits == 0 {
+            continue;
+        }
+        let n = c.visits as f64;
+        let stdev = (1e-8 + 1.0 / (1.5 * n.sqrt())).sqrt();
+        let z = (c.util_sum / n - mean) / stdev;
+        let w = n * (t3_cdf(z) + 1e-4).powf(utility.value_weight);
+        nw += w;
+        nu += w * c.util_sum / n;
+        nwl += w * c.wl_sum / n;
+        ns += w * c.score_sum / n;
+    }
+    let n = &mut tree.nodes[node as usize];
+    if nw <= 0.0 || n.visits == 0 {
+        return;
+    }
+    // Children rescaled to their visits, plus the node's own evaluation.
+    let (own_wl, own_score) = (n.own_wl as f64, n.own_score as f64);
+    let own_u = utility.of(own_wl, own_score, mover_root_view);
+    let total = w_sum + 1.0;
+    let avg = |children: f64, own: f64| (w_sum * children / nw + own) / total;
+    // Stored from the view of the player who moved into `node`.
+    let visits = n.visits as f64;
+    n.util_sum = -avg(nu, own_u) * visits;
+    n.wl_sum = -avg(nwl, own_wl) * visits;
+    n.score_sum = -avg(ns, own_score) * visits;
 }
 
 /// Removes the in-flight marks a descent put on `node` and its ancestors
@@ -279,6 +358,42 @@ mod tests {
         (t, c)
     }
 
+    /// The root player's value at the root after its own evaluation (0),
+    /// nine visits of a child worth +0.6 to it and one worth -0.8.
+    fn root_value_with(value_weight: f64) -> f64 {
+        let mut t = Tree::new(0, 10);
+        let edge = |x| Edge {
+            mv: Move::Place(Point::new(x, 0)),
+            prior: 0.5,
+            child: NONE,
+        };
+        t.attach(0, &[edge(0), edge(1)]);
+        let u = Utility {
+            value_weight,
+            ..Utility::fixed(0.0, 1.0)
+        };
+        backup(&mut t, 0, 0.0, 0.0, None, &u);
+        let (a, b) = (t.add_child(0, 0).unwrap(), t.add_child(0, 1).unwrap());
+        // Values from the view of the player to move at the child.
+        for _ in 0..9 {
+            backup(&mut t, a, -0.6, 0.0, None, &u);
+        }
+        backup(&mut t, b, 0.8, 0.0, None, &u);
+        assert_eq!(t.nodes[0].visits, 11);
+        -t.nodes[0].util()
+    }
+
+    #[test]
+    fn value_weighting_lets_a_worse_child_pull_the_value_down_less() {
+        let plain = root_value_with(0.0);
+        assert!((plain - (5.4 - 0.8) / 11.0).abs() < 1e-6, "{plain}");
+        // KataGo's exponent: the -0.8 child weighs 0.58 instead of 1, the
+        // +0.6 one 7.95 instead of 9 (rescaled to 10 together).
+        let weighted = root_value_with(0.25);
+        assert!((weighted - 0.459).abs() < 0.002, "{weighted}");
+        assert!(weighted > plain);
+    }
+
     #[test]
     fn backup_flips_the_view_each_ply() {
         let (mut t, c) = root_and_child_in_flight();
@@ -297,6 +412,7 @@ mod tests {
             scale: 10.0,
             dyn_weight: 0.5,
             center: 6.0,
+            value_weight: 0.0,
         };
         // At the centre the term vanishes, from either view.
         assert_eq!(u.of(0.2, 6.0, true), 0.2);

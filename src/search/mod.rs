@@ -105,6 +105,10 @@ pub struct SearchConfig {
     /// (KataGo's recent nets) are affected.
     pub policy_optimism: f32,
     pub root_policy_optimism: f32,
+    /// KataGo's `valueWeightExponent`: node values recomputed from their
+    /// children, a worse-looking child weighing less (0: plain means;
+    /// `backup.rs` docs).
+    pub value_weight_exponent: f32,
     /// Tree node cap (see the `tree` module docs for memory).
     pub max_nodes: usize,
     /// Root Dirichlet noise (self-play).
@@ -163,6 +167,7 @@ impl Default for SearchConfig {
             cpuct_stdev_scale: 0.0,
             policy_optimism: 0.0,
             root_policy_optimism: 0.0,
+            value_weight_exponent: 0.0,
             max_nodes: 1_000_000,
             noise: false,
             noise_alpha: 0.03,
@@ -481,6 +486,7 @@ impl Search {
             weight: cfg.score_utility as f64,
             scale: 20.0 * self.root.size() as f64 / 19.0,
             dyn_weight: cfg.dynamic_score_utility as f64,
+            value_weight: cfg.value_weight_exponent as f64,
             center: if center.is_finite() {
                 center.clamp(-500.0, 500.0)
             } else {

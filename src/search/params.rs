@@ -53,6 +53,10 @@ pub const NAMES: &[(&str, &str)] = &[
         "blend towards a KataGo net's optimistic policy inside the tree (0-1)",
     ),
     ("root-policy-optimism", "the same blend at the root (0-1)"),
+    (
+        "value-weight-exponent",
+        "node values from their children, worse children weighing less (KataGo: 0.25)",
+    ),
 ];
 
 fn number(key: &str, value: &str, lo: f32, hi: f32) -> Result<f32, String> {
@@ -90,6 +94,7 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "wide-root-noise" => cfg.wide_root_noise = number(k, value, 0.0, 10.0)?,
         "policy-optimism" => cfg.policy_optimism = number(k, value, 0.0, 1.0)?,
         "root-policy-optimism" => cfg.root_policy_optimism = number(k, value, 0.0, 1.0)?,
+        "value-weight-exponent" => cfg.value_weight_exponent = number(k, value, 0.0, 4.0)?,
         "lcb-check" => {
             cfg.lcb_check = match value.trim().to_ascii_lowercase().as_str() {
                 "true" | "1" | "yes" | "on" => true,
