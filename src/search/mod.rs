@@ -101,8 +101,9 @@ pub struct SearchConfig {
     pub cpuct_stdev_scale: f32,
     /// The policy's optimism inside the tree and at the root
     /// ([`EvalInput::policy_optimism`]; KataGo's `policyOptimism` and
-    /// `rootPolicyOptimism`). Only nets with an optimistic policy head
-    /// (KataGo's recent nets) are affected.
+    /// `rootPolicyOptimism`, whose GTP defaults 1.0 and 0.2 these are).
+    /// Nets without an optimistic policy head are not affected; tengen's
+    /// own nets train that head on the main target at a quarter weight.
     pub policy_optimism: f32,
     pub root_policy_optimism: f32,
     /// KataGo's `valueWeightExponent`: node values recomputed from their
@@ -165,8 +166,8 @@ impl Default for SearchConfig {
             score_utility: 0.1,
             dynamic_score_utility: 0.0,
             cpuct_stdev_scale: 0.0,
-            policy_optimism: 0.0,
-            root_policy_optimism: 0.0,
+            policy_optimism: 1.0,
+            root_policy_optimism: 0.2,
             value_weight_exponent: 0.0,
             max_nodes: 1_000_000,
             noise: false,

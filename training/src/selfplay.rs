@@ -493,6 +493,10 @@ fn play_game(
         batch_size: cfg.batch_size,
         seed: derive_seed(cfg.seed, 2, index as u64),
         lcb_check: false,
+        // Training targets come from the main policy, as in KataGo's
+        // self-play (its optimism is for play).
+        policy_optimism: 0.0,
+        root_policy_optimism: 0.0,
         ..SearchConfig::default()
     };
     let opening_played = game.moves.len();
