@@ -98,9 +98,9 @@ mod tests {
     use crate::rules::{Position, Ruleset};
     use std::time::Instant;
 
-    #[test]
-    fn two_clients_share_one_batch() {
-        let b = BatchingEvaluator::new(Arc::new(UniformEvaluator), Duration::from_secs(5));
+    /// Two joined clients (this thread and another) each evaluate two
+    /// positions through `b` and get two outputs.
+    fn two_clients_submit_two_each(b: &BatchingEvaluator) {
         let pos = Position::new(5, Ruleset::chinese()).unwrap();
         let inputs = vec![EvalInput::new(pos.clone()), EvalInput::new(pos)];
         let (c1, c2) = (b.join(), b.join());
@@ -110,6 +110,12 @@ mod tests {
             assert_eq!(h.join().unwrap(), 2);
         });
         drop((c1, c2));
+    }
+
+    #[test]
+    fn two_clients_share_one_batch() {
+        let b = BatchingEvaluator::new(Arc::new(UniformEvaluator), Duration::from_secs(5));
+        two_clients_submit_two_each(&b);
         assert_eq!(b.stats(), (1, 4));
     }
 
@@ -137,15 +143,7 @@ mod tests {
         let inner = Arc::new(Parallel(Default::default()));
         let b = BatchingEvaluator::new(inner.clone(), Duration::from_secs(5));
         assert!(b.parallel_calls());
-        let pos = Position::new(5, Ruleset::chinese()).unwrap();
-        let inputs = vec![EvalInput::new(pos.clone()), EvalInput::new(pos)];
-        let (c1, c2) = (b.join(), b.join());
-        std::thread::scope(|s| {
-            let h = s.spawn(|| b.evaluate(&inputs).len());
-            assert_eq!(b.evaluate(&inputs).len(), 2);
-            assert_eq!(h.join().unwrap(), 2);
-        });
-        drop((c1, c2));
+        two_clients_submit_two_each(&b);
         assert_eq!(b.stats(), (2, 4));
         assert_eq!(inner.0.load(Ordering::SeqCst), 2);
     }

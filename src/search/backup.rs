@@ -244,32 +244,18 @@ fn t3_cdf(z: f64) -> f64 {
 /// own evaluation (module docs); `mover_root_view` says whether the
 /// player to move at `node` is the root's.
 fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool) {
-    let range = tree.edge_range(node);
     // Children's means are from the view of the player to move at `node`.
     let (mut w_sum, mut wu_sum) = (0.0f64, 0.0f64);
-    for e in &tree.edges[range.clone()] {
-        if e.child == NONE {
-            continue;
-        }
-        let c = &tree.nodes[e.child as usize];
-        if c.visits > 0 {
-            w_sum += c.visits as f64;
-            wu_sum += c.util_sum;
-        }
+    for (_, c) in tree.visited_children(node) {
+        w_sum += c.visits as f64;
+        wu_sum += c.util_sum;
     }
     if w_sum <= 0.0 {
         return;
     }
     let mean = wu_sum / w_sum;
     let (mut nw, mut nu, mut nwl, mut ns) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-    for e in &tree.edges[range] {
-        if e.child == NONE {
-            continue;
-        }
-        let c = &tree.nodes[e.child as usize];
-        if c.visits == 0 {
-            continue;
-        }
+    for (_, c) in tree.visited_children(node) {
         let n = c.visits as f64;
         let stdev = (1e-8 + 1.0 / (1.5 * n.sqrt())).sqrt();
         let z = (c.util_sum / n - mean) / stdev;

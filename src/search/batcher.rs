@@ -186,19 +186,24 @@ mod tests {
     use crate::eval::fake::UniformEvaluator;
     use crate::rules::{Position, Ruleset};
 
+    /// Two threads (this one and another) each evaluate two positions
+    /// through `b` and get two outputs.
+    fn two_threads_submit_two_each(b: &Batcher) {
+        let pos = Position::new(5, Ruleset::chinese()).unwrap();
+        let input = || vec![EvalInput::new(pos.clone()), EvalInput::new(pos.clone())];
+        std::thread::scope(|s| {
+            let h = s.spawn(|| b.evaluate(input()).1.len());
+            assert_eq!(b.evaluate(input()).1.len(), 2);
+            assert_eq!(h.join().unwrap(), 2);
+        });
+    }
+
     #[test]
     fn two_threads_fill_one_batch() {
         let eval = UniformEvaluator;
         let meter = CostMeter::default();
         let b = Batcher::new(&eval, &meter, 4, Duration::from_secs(5), 2);
-        let pos = Position::new(5, Ruleset::chinese()).unwrap();
-        let input = || vec![EvalInput::new(pos.clone()), EvalInput::new(pos.clone())];
-        std::thread::scope(|s| {
-            let h = s.spawn(|| b.evaluate(input()).1.len());
-            let mine = b.evaluate(input()).1.len();
-            assert_eq!(mine, 2);
-            assert_eq!(h.join().unwrap(), 2);
-        });
+        two_threads_submit_two_each(&b);
         assert_eq!(b.stats(), (1, 4));
         assert!(meter.predict(1).is_some());
     }
@@ -244,13 +249,7 @@ mod tests {
         };
         let meter = CostMeter::default();
         let b = Batcher::new(&eval, &meter, 4, Duration::from_secs(5), 2);
-        let pos = Position::new(5, Ruleset::chinese()).unwrap();
-        let input = || vec![EvalInput::new(pos.clone()), EvalInput::new(pos.clone())];
-        std::thread::scope(|s| {
-            let h = s.spawn(|| b.evaluate(input()).1.len());
-            assert_eq!(b.evaluate(input()).1.len(), 2);
-            assert_eq!(h.join().unwrap(), 2);
-        });
+        two_threads_submit_two_each(&b);
         // Two calls of two, not one of four, and they overlapped.
         assert_eq!(b.stats(), (2, 4));
         assert_eq!(eval.met.load(Ordering::SeqCst), 2);

@@ -181,14 +181,7 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
 pub(crate) fn pruned_target(tree: &Tree, puct: &Puct, forced_k: Option<f64>) -> Vec<(Move, f32)> {
     let root = tree.root();
     let mut kids: Vec<(Move, f64, f64, f64)> = Vec::new(); // move, prior, visits, Q
-    for e in tree.edges_of(0) {
-        if e.child == NONE {
-            continue;
-        }
-        let c = &tree.nodes[e.child as usize];
-        if c.visits == 0 {
-            continue;
-        }
+    for (e, c) in tree.visited_children(0) {
         let n = c.visits as f64;
         kids.push((e.mv, e.prior as f64, n, c.util_sum / n));
     }

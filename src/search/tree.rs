@@ -204,6 +204,16 @@ impl Tree {
         &self.edges[self.edge_range(node)]
     }
 
+    /// The edges of `node` whose child has at least one visit, with that
+    /// child, in edge order.
+    pub fn visited_children(&self, node: u32) -> impl Iterator<Item = (&Edge, &Node)> {
+        self.edges_of(node)
+            .iter()
+            .filter(|e| e.child != NONE)
+            .map(|e| (e, &self.nodes[e.child as usize]))
+            .filter(|(_, c)| c.visits > 0)
+    }
+
     /// Creates the child of edge `e` (of node `parent`). `None` when full.
     pub fn add_child(&mut self, parent: u32, e: usize) -> Option<u32> {
         if self.is_full() {
