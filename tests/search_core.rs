@@ -286,8 +286,18 @@ fn forced_playouts_with_noise_are_deterministic_with_one_thread() {
 }
 
 /// 5×5; the centre gets a prior of 0.9, every position is even.
+/// An even position (value 0.5, lead 0) with the prior `policy`.
+fn even_with(policy: Vec<f32>) -> tengen::eval::EvalOutput {
+    tengen::eval::EvalOutput {
+        policy,
+        value: [0.5, 0.5, 0.0],
+        score_lead: 0.0,
+        ownership: None,
+    }
+}
+
 fn clear_choice() -> Arc<dyn Evaluator> {
-    use tengen::eval::{policy_index, EvalOutput};
+    use tengen::eval::policy_index;
     use tengen::rules::Point;
     use tengen::search::testing::FnEvaluator;
     Arc::new(FnEvaluator(|i: &tengen::eval::EvalInput| {
@@ -295,12 +305,7 @@ fn clear_choice() -> Arc<dyn Evaluator> {
         let n = size * size + 1;
         let mut policy = vec![0.1 / (n - 1) as f32; n];
         policy[policy_index(Move::Place(Point::new(2, 2)), size)] = 0.9;
-        EvalOutput {
-            policy,
-            value: [0.5, 0.5, 0.0],
-            score_lead: 0.0,
-            ownership: None,
-        }
+        even_with(policy)
     }))
 }
 
@@ -338,7 +343,7 @@ fn early_stop_ends_a_search_whose_move_is_decided() {
 /// The plain policy puts 0.9 on the first empty point of C3, D4; the
 /// optimistic one on G7's (the input's optimism blends the two).
 fn optimism_sensitive() -> Arc<dyn Evaluator> {
-    use tengen::eval::{policy_index, EvalOutput};
+    use tengen::eval::policy_index;
     use tengen::search::testing::FnEvaluator;
     Arc::new(FnEvaluator(|i: &tengen::eval::EvalInput| {
         let size = i.position.size();
@@ -355,12 +360,7 @@ fn optimism_sensitive() -> Arc<dyn Evaluator> {
         let mut policy = vec![0.1 / (n - 2) as f32; n];
         policy[policy_index(Move::parse_gtp(plain, size).unwrap(), size)] = 0.9 * (1.0 - o);
         policy[policy_index(Move::parse_gtp("G7", size).unwrap(), size)] = 0.9 * o;
-        EvalOutput {
-            policy,
-            value: [0.5, 0.5, 0.0],
-            score_lead: 0.0,
-            ownership: None,
-        }
+        even_with(policy)
     }))
 }
 
