@@ -50,9 +50,12 @@ pub const NAMES: &[(&str, &str)] = &[
     ),
     (
         "policy-optimism",
-        "blend towards a KataGo net's optimistic policy inside the tree (0-1)",
+        "blend towards the net's optimistic policy head inside the tree (0-1; default 1)",
     ),
-    ("root-policy-optimism", "the same blend at the root (0-1)"),
+    (
+        "root-policy-optimism",
+        "the same blend at the root (0-1; default 0.2)",
+    ),
     (
         "value-weight-exponent",
         "node values from their children, worse children weighing less (KataGo: 0.25)",
