@@ -25,9 +25,17 @@ pub fn exp(x: f32) -> f32 {
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    let bits = ((k as i32 + 127) as u32) << 23;
+    // 2^k without a float-to-int cast (`as` saturates and maps NaN to 0,
+    // which LLVM turned into scalar code inside the vector loops): adding
+    // 1.5 · 2^23 puts the integer k (|k| ≤ 127) in the low mantissa bits.
+    let ki = (k + ROUND).to_bits().wrapping_sub(ROUND_BITS) as i32;
+    let bits = ((ki + 127) as u32) << 23;
     p * f32::from_bits(bits)
 }
+
+/// 1.5 · 2^23 and its bits (see [`exp`]).
+const ROUND: f32 = 12_582_912.0;
+const ROUND_BITS: u32 = 0x4B40_0000;
 
 /// x · tanh(ln(1 + e^x)) = x · n / (n + 2) with n = e^x (e^x + 2).
 #[inline(always)]
