@@ -476,8 +476,7 @@ fn judge(j: &JudgeArgs) -> Result<(), String> {
         ..SessionConfig::default()
     };
     let evaluator = build_evaluator(&cfg)?;
-    let mut settings = cfg.engine_settings()?;
-    settings.threads = tengen::gtp::auto_threads(cfg.threads, &*evaluator);
+    let settings = cfg.engine_settings(&*evaluator)?;
     let mut engine = Engine::new(evaluator, settings);
     let visits = j
         .search

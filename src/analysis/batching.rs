@@ -15,7 +15,6 @@
 //! ([`Evaluator::parallel_calls`], the fast CPU path) is called directly:
 //! gathering the workers' leaves into one call would run it on one core.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,8 +25,8 @@ use crate::eval::{EvalInput, EvalOutput, Evaluator};
 pub struct BatchingEvaluator {
     inner: Arc<dyn Evaluator>,
     queue: BatchQueue,
-    /// Calls and positions passed straight through (parallel calls).
-    direct: [AtomicU64; 2],
+    /// The inner evaluator's calls run side by side (module docs).
+    direct: bool,
 }
 
 /// A worker's membership: while it lives, flushing waits for this worker
@@ -45,9 +44,9 @@ impl BatchingEvaluator {
     pub fn new(inner: Arc<dyn Evaluator>, timeout: Duration) -> BatchingEvaluator {
         let batch = inner.max_batch();
         BatchingEvaluator {
+            direct: inner.parallel_calls(),
             inner,
             queue: BatchQueue::new(batch, timeout, 0),
-            direct: [AtomicU64::new(0), AtomicU64::new(0)],
         }
     }
 
@@ -59,27 +58,20 @@ impl BatchingEvaluator {
 
     /// (inner calls made, positions evaluated) so far.
     pub fn stats(&self) -> (u64, u64) {
-        let (b, e) = self.queue.stats();
-        let [db, de] = &self.direct;
-        (
-            b + db.load(Ordering::Relaxed),
-            e + de.load(Ordering::Relaxed),
-        )
+        self.queue.stats()
     }
 }
 
 impl Evaluator for BatchingEvaluator {
     fn evaluate(&self, batch: &[EvalInput]) -> Vec<EvalOutput> {
-        if self.inner.parallel_calls() {
-            self.direct[0].fetch_add(1, Ordering::Relaxed);
-            self.direct[1].fetch_add(batch.len() as u64, Ordering::Relaxed);
-            return crate::eval::evaluate_all(&*self.inner, batch);
+        if self.direct {
+            return self.queue.evaluate_alone(&*self.inner, batch);
         }
         self.queue.evaluate(&*self.inner, batch.to_vec()).1
     }
 
     fn parallel_calls(&self) -> bool {
-        self.inner.parallel_calls()
+        self.direct
     }
 
     fn max_batch(&self) -> usize {
@@ -96,6 +88,7 @@ mod tests {
     use super::*;
     use crate::eval::fake::UniformEvaluator;
     use crate::rules::{Position, Ruleset};
+    use std::sync::atomic::Ordering;
     use std::time::Instant;
 
     /// Two joined clients (this thread and another) each evaluate two

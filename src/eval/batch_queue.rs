@@ -144,6 +144,21 @@ impl BatchQueue {
         }
     }
 
+    /// Evaluates `inputs` with `eval` on this thread at once, queueing
+    /// nothing (for an evaluator whose calls run side by side on their
+    /// callers' cores); counted in [`BatchQueue::stats`]. One output per
+    /// input.
+    pub fn evaluate_alone(&self, eval: &dyn Evaluator, inputs: &[EvalInput]) -> Vec<EvalOutput> {
+        if inputs.is_empty() {
+            return Vec::new();
+        }
+        let outputs = answer(eval, inputs);
+        let mut st = self.lock();
+        st.batches += 1;
+        st.evaluated += inputs.len() as u64;
+        outputs
+    }
+
     /// Takes one batch off the queue, evaluates it without the lock, and
     /// files the replies.
     fn flush<'g>(
@@ -170,13 +185,7 @@ impl BatchQueue {
             sizes.push((t, inputs.len()));
             all.extend(inputs);
         }
-        let mut outputs = evaluate_all(eval, &all);
-        outputs.truncate(all.len());
-        while outputs.len() < all.len() {
-            // A misbehaving evaluator: fill in "no knowledge".
-            let size = all[outputs.len()].position.size();
-            outputs.push(neutral(size));
-        }
+        let outputs = answer(eval, &all);
 
         let mut st = self.lock();
         st.waiting += 1;
@@ -194,9 +203,20 @@ impl BatchQueue {
     }
 }
 
+/// `eval`'s outputs for `inputs`, exactly one per input: a misbehaving
+/// evaluator's missing ones are filled in with "no knowledge".
+fn answer(eval: &dyn Evaluator, inputs: &[EvalInput]) -> Vec<EvalOutput> {
+    let mut outputs = evaluate_all(eval, inputs);
+    outputs.truncate(inputs.len());
+    while outputs.len() < inputs.len() {
+        outputs.push(neutral(inputs[outputs.len()].position.size()));
+    }
+    outputs
+}
+
 /// Uniform policy, even value: what an evaluator that failed to answer
 /// is taken to have said.
-pub(crate) fn neutral(size: usize) -> EvalOutput {
+fn neutral(size: usize) -> EvalOutput {
     let n = size * size + 1;
     EvalOutput {
         policy: vec![1.0 / n as f32; n],

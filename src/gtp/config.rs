@@ -139,8 +139,7 @@ impl SessionConfig {
             rules = rules.with_komi(k);
         }
         let (evaluator, raw_nn) = build_evaluators(self)?;
-        let mut settings = self.engine_settings()?;
-        settings.threads = auto_threads(self.threads, &*evaluator);
+        let settings = self.engine_settings(&*evaluator)?;
         let engine = Engine::new(evaluator, settings);
         let clock = Clock::new(self.time, self.lag);
         let game = match &self.resume {
@@ -194,8 +193,9 @@ impl SessionConfig {
 
 impl SessionConfig {
     /// The engine's settings (search limits, threads, pondering,
-    /// resignation).
-    pub fn engine_settings(&self) -> Result<EngineSettings, String> {
+    /// resignation) for searches over `eval` (which decides the threads
+    /// when `threads` is 0: [`auto_threads`]).
+    pub fn engine_settings(&self, eval: &dyn Evaluator) -> Result<EngineSettings, String> {
         if let Some(t) = self.resign_threshold {
             if !(0.0..=1.0).contains(&t) {
                 return Err("the resignation threshold must be a winrate in [0, 1]".into());
@@ -215,7 +215,7 @@ impl SessionConfig {
         )?;
         Ok(EngineSettings {
             seed: self.seed,
-            threads: self.threads,
+            threads: auto_threads(self.threads, eval),
             batch_size: self.batch,
             visits: self.visits.filter(|&v| v > 0),
             playouts: self.playouts.filter(|&p| p > 0),

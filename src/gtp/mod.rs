@@ -290,7 +290,7 @@ mod tests {
             autosave: Autosave::Off,
             ..SessionConfig::default()
         };
-        let engine = crate::engine::Engine::new(eval.clone(), cfg.engine_settings().unwrap());
+        let engine = crate::engine::Engine::new(eval.clone(), cfg.engine_settings(&*eval).unwrap());
         let game = crate::game::Game::new(9, crate::rules::Ruleset::chinese()).unwrap();
         (Session::new(game, engine), eval)
     }

@@ -108,9 +108,6 @@ pub(crate) struct Batcher<'a> {
     queue: BatchQueue,
     /// Each thread calls the evaluator itself (see the module docs).
     direct: bool,
-    /// Calls and positions of the direct path.
-    direct_batches: AtomicU64,
-    direct_evaluated: AtomicU64,
 }
 
 impl<'a> Batcher<'a> {
@@ -126,8 +123,6 @@ impl<'a> Batcher<'a> {
             eval: Timed { inner: eval, meter },
             queue: BatchQueue::new(batch_size, timeout, threads.max(1)),
             direct: eval.parallel_calls(),
-            direct_batches: AtomicU64::new(0),
-            direct_evaluated: AtomicU64::new(0),
         }
     }
 
@@ -135,24 +130,11 @@ impl<'a> Batcher<'a> {
     /// on this thread, for an evaluator with parallel calls). Returns the
     /// inputs (moved back) and one output per input. Blocks.
     pub fn evaluate(&self, inputs: Vec<EvalInput>) -> Reply {
-        if !self.direct {
-            return self.queue.evaluate(&self.eval, inputs);
+        if self.direct {
+            let outputs = self.queue.evaluate_alone(&self.eval, &inputs);
+            return (inputs, outputs);
         }
-        if inputs.is_empty() {
-            return (inputs, Vec::new());
-        }
-        let mut outputs = crate::eval::evaluate_all(&self.eval, &inputs);
-        outputs.truncate(inputs.len());
-        while outputs.len() < inputs.len() {
-            // A misbehaving evaluator: "no knowledge", as the queue does.
-            outputs.push(crate::eval::batch_queue::neutral(
-                inputs[outputs.len()].position.size(),
-            ));
-        }
-        self.direct_batches.fetch_add(1, Ordering::Relaxed);
-        self.direct_evaluated
-            .fetch_add(inputs.len() as u64, Ordering::Relaxed);
-        (inputs, outputs)
+        self.queue.evaluate(&self.eval, inputs)
     }
 
     /// The meter this batcher times calls into.
@@ -172,11 +154,7 @@ impl<'a> Batcher<'a> {
 
     /// (batches evaluated, positions evaluated).
     pub fn stats(&self) -> (u64, u64) {
-        let (b, e) = self.queue.stats();
-        (
-            b + self.direct_batches.load(Ordering::Relaxed),
-            e + self.direct_evaluated.load(Ordering::Relaxed),
-        )
+        self.queue.stats()
     }
 }
 

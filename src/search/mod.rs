@@ -725,24 +725,17 @@ fn widen_root(tree: &mut Tree, w: f32) {
 fn reprior_root(tree: &mut Tree, policy: &[f32], size: usize) {
     let range = tree.edge_range(0);
     let edges = &mut tree.edges[range];
-    let total: f64 = edges
-        .iter()
-        .map(|e| {
-            policy
-                .get(crate::eval::policy_index(e.mv, size))
-                .copied()
-                .unwrap_or(0.0) as f64
-        })
-        .sum();
+    let prior = |mv| {
+        policy
+            .get(crate::eval::policy_index(mv, size))
+            .map_or(0.0, |&p| p as f64)
+    };
+    let total: f64 = edges.iter().map(|e| prior(e.mv)).sum();
     if edges.is_empty() || total <= 0.0 || !total.is_finite() {
         return;
     }
     for e in edges.iter_mut() {
-        let p = policy
-            .get(crate::eval::policy_index(e.mv, size))
-            .copied()
-            .unwrap_or(0.0) as f64;
-        e.prior = (p / total) as f32;
+        e.prior = (prior(e.mv) / total) as f32;
     }
     edges.sort_by(|a, b| b.prior.total_cmp(&a.prior));
 }
