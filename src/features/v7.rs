@@ -165,14 +165,11 @@ pub fn encode(input: &V7Input<'_>, spatial: &mut [f32], global: &mut [f32]) {
 
     // Globals.
     let white_komi = pos.rules().komi + input.white_handicap_bonus;
-    let mut self_komi = if pla == Color::White {
+    let self_komi = if pla == Color::White {
         white_komi
     } else {
         -white_komi
     };
-    let b_area = area_n as f32;
-    self_komi = self_komi.clamp(-b_area - KOMI_CLIP_RADIUS, b_area + KOMI_CLIP_RADIUS);
-    global[5] = self_komi / 20.0;
     match pos.rules().ko {
         KoRule::Simple => {}
         KoRule::Positional => {
@@ -198,9 +195,29 @@ pub fn encode(input: &V7Input<'_>, spatial: &mut [f32], global: &mut [f32]) {
     } else {
         0.0
     };
-    if !territory {
-        global[18] = komi_wave(self_komi, area_n);
-    }
+    set_komi(global, self_komi, size);
+}
+
+/// The komi from the player to move's view that `global` encodes (global
+/// 5, to the half point).
+pub fn self_komi(global: &[f32]) -> f32 {
+    (global[5] * 40.0).round() / 2.0
+}
+
+/// Rewrites the komi inputs of `global` (global 5, and the parity wave of
+/// global 18 under area scoring, which global 9 tells) for `self_komi`,
+/// clipped as KataGo clips it on a board of `size`. Training uses this to
+/// see one position at several komis.
+pub fn set_komi(global: &mut [f32], self_komi: f32, size: usize) {
+    let area_n = size * size;
+    let b_area = area_n as f32;
+    let k = self_komi.clamp(-b_area - KOMI_CLIP_RADIUS, b_area + KOMI_CLIP_RADIUS);
+    global[5] = k / 20.0;
+    global[18] = if global[9] == 0.0 {
+        komi_wave(k, area_n)
+    } else {
+        0.0
+    };
 }
 
 /// KataGo's `numApproxValidTurnsThisPhase`: moves since the segment began,

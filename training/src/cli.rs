@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use tengen::search::Limits;
 use tengen_train::arena::SeriesConfig;
 use tengen_train::selfplay::SelfplayConfig;
+use tengen_train::train::data::KomiShift;
 use tengen_train::train::TrainConfig;
 
 #[derive(Parser)]
@@ -438,6 +439,33 @@ pub(crate) struct TrArgs {
     /// Multiplier of the ownership loss.
     #[arg(long, default_value_t = 1.0)]
     pub(crate) ownership_weight: f32,
+    /// Komi augmentation: this share of the counted samples drawn is seen
+    /// at another komi, with the score and outcome that komi gives the
+    /// same final board (0: off).
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    pub(crate) komi_shift: f32,
+    /// The largest komi shift, in points (whole and half points up to it,
+    /// either way).
+    #[arg(long, default_value_t = 6.0, value_parser = komi_points)]
+    pub(crate) komi_shift_max: f32,
+}
+
+fn share(s: &str) -> Result<f32, String> {
+    let v: f32 = s.parse().map_err(|e| format!("{e}"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a share between 0 and 1"))
+    }
+}
+
+fn komi_points(s: &str) -> Result<f32, String> {
+    let v: f32 = s.parse().map_err(|e| format!("{e}"))?;
+    if (0.5..=40.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} points is outside 0.5..40"))
+    }
 }
 
 impl TrArgs {
@@ -454,6 +482,10 @@ impl TrArgs {
             lr_end: self.lr_end,
             score_weight: self.score_weight,
             ownership_weight: self.ownership_weight,
+            komi_shift: (self.komi_shift > 0.0).then_some(KomiShift {
+                prob: self.komi_shift,
+                max: self.komi_shift_max,
+            }),
         }
     }
 }
@@ -504,6 +536,13 @@ pub(crate) struct StreamArgs {
     pub(crate) seed: u64,
     #[arg(long)]
     pub(crate) no_augment: bool,
+    /// Komi augmentation, as for `train`: this share of the positions of
+    /// counted games (a numeric result) is seen at another komi (0: off).
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    pub(crate) komi_shift: f32,
+    /// The largest komi shift, in points.
+    #[arg(long, default_value_t = 6.0, value_parser = komi_points)]
+    pub(crate) komi_shift_max: f32,
     /// Batches prepared ahead of the trainer.
     #[arg(long, default_value_t = 16)]
     pub(crate) queue: usize,
@@ -546,6 +585,10 @@ impl StreamArgs {
             val_every: self.val_every,
             seed: self.seed,
             augment: !self.no_augment,
+            komi_shift: (self.komi_shift > 0.0).then_some(KomiShift {
+                prob: self.komi_shift,
+                max: self.komi_shift_max,
+            }),
             queue: self.queue,
             progress_secs: self.progress_secs,
             stop_after: self.stop_after,

@@ -255,6 +255,7 @@ fn stream_cfg(dir: &Path) -> StreamConfig {
         window_games: 3,
         batch: 4,
         augment: true,
+        komi_shift: None,
         seed: 9,
         queue: 2,
     }
@@ -375,6 +376,7 @@ fn run_cfg(dir: &Path, steps: u64) -> HumanConfig {
         val_every: 2,
         seed: 3,
         augment: true,
+        komi_shift: None,
         queue: 2,
         progress_secs: 0.0,
         stop_after: None,
@@ -484,4 +486,67 @@ fn the_val_subset_is_the_same_every_time() {
     assert_eq!(a.samples, b.samples);
     assert_eq!(a.file_of.len(), a.len());
     assert_eq!(a.files, vec!["x-val.sgfs.gz".to_string()]);
+}
+
+/// Komi augmentation in the stream: a counted game's positions come at
+/// other komis with the score moved by the same amount (what the board
+/// gave stays), a resigned game's never; the rows are the same positions
+/// as without it.
+#[test]
+fn komi_shift_moves_only_counted_positions_and_keeps_the_board_margin() {
+    use tengen::features::v7;
+    let root = common::tmp("sls-komi");
+    let dir = root.join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let games: Vec<String> = (0..8)
+        .map(|i| {
+            let head = if i % 2 == 0 {
+                "KM[7]RE[W+3]"
+            } else {
+                "KM[7]RE[B+Resign]"
+            };
+            random_game(9, 14, head, 50 + i)
+        })
+        .collect();
+    write_collection(&dir.join("k-train-00.sgfs.gz"), &games);
+    let plain = StreamConfig {
+        window_games: 8,
+        ..stream_cfg(&dir)
+    };
+    let shifted = StreamConfig {
+        komi_shift: Some(tengen_train::train::data::KomiShift {
+            prob: 1.0,
+            max: 6.0,
+        }),
+        ..plain.clone()
+    };
+    let (mut a, mut b) = (
+        Stream::start(&plain, StreamPos::default()),
+        Stream::start(&shifted, StreamPos::default()),
+    );
+    let (mut moved, mut counted, mut resigned) = (0, 0, 0);
+    for _ in 0..10 {
+        let (x, y) = (a.next_batch().unwrap().batch, b.next_batch().unwrap().batch);
+        assert_eq!(x.score_w, y.score_w, "the same rows");
+        for r in 0..x.rows {
+            let g = |batch: &tengen_train::train::data::Batch| {
+                v7::self_komi(&batch.global[r * v7::GLOBAL..(r + 1) * v7::GLOBAL])
+            };
+            let (kx, ky) = (g(&x), g(&y));
+            if x.score_w[r] > 0.0 {
+                counted += 1;
+                assert_eq!(x.score[r] - kx, y.score[r] - ky, "row {r}");
+                assert_eq!(y.value[r * 3] == 1.0, y.score[r] > 0.0);
+                moved += usize::from(kx != ky);
+            } else {
+                resigned += 1;
+                assert_eq!(
+                    (kx, &x.value[r * 3..r * 3 + 3]),
+                    (ky, &y.value[r * 3..r * 3 + 3])
+                );
+            }
+        }
+    }
+    assert!(counted > 0 && resigned > 0, "{counted} {resigned}");
+    assert!(moved * 10 >= counted * 8, "{moved} of {counted} moved");
 }

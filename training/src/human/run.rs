@@ -17,6 +17,7 @@ use super::eval::{self, ValReport};
 use super::record::Options;
 use super::stream::{self, Stream, StreamConfig, StreamPos, StreamStats};
 use crate::model::TrainNet;
+use crate::train::data::KomiShift;
 use crate::train::loss::LossReport;
 use crate::train::{Init, Trainer};
 
@@ -44,6 +45,10 @@ pub struct HumanConfig {
     pub val_every: usize,
     pub seed: u64,
     pub augment: bool,
+    /// Komi augmentation of counted games (`None`: off; configs written
+    /// before it had none).
+    #[serde(default)]
+    pub komi_shift: Option<KomiShift>,
     /// Batches queued ahead of the trainer.
     pub queue: usize,
     /// Seconds between progress lines on stderr (0: none).
@@ -193,6 +198,7 @@ pub fn run(
                 window_games: cfg.window_games,
                 batch: cfg.batch,
                 augment: cfg.augment,
+                komi_shift: cfg.komi_shift,
                 seed: cfg.seed,
                 queue: cfg.queue,
             };

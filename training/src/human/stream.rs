@@ -44,7 +44,7 @@ use tengen::sgf::GameRecord;
 
 use super::packed::Packed;
 use super::record::{game_samples, Options, Skip};
-use crate::train::data::Batch;
+use crate::train::data::{shift_komi, Batch, KomiShift};
 use crate::util::derive_seed;
 
 /// `.sgfs.gz` files in `dir` whose name contains `part` (`-train-`,
@@ -163,6 +163,9 @@ pub struct StreamConfig {
     pub window_games: usize,
     pub batch: usize,
     pub augment: bool,
+    /// Komi augmentation of the counted games' positions (`None`: off).
+    #[serde(default)]
+    pub komi_shift: Option<KomiShift>,
     pub seed: u64,
     /// Batches queued ahead of the trainer.
     pub queue: usize,
@@ -366,18 +369,24 @@ fn batch_windows(
         let ws = window_seed(cfg.seed, win.epoch, win.window);
         for (k, chunk) in win.samples.chunks_exact(b).enumerate().skip(first) {
             let mut rng = StdRng::seed_from_u64(derive_seed(ws, 24, k as u64));
-            let full: Vec<_> = chunk.iter().map(Packed::unpack).collect();
-            let rows: Vec<_> = full
-                .iter()
+            let mut full: Vec<_> = chunk.iter().map(Packed::unpack).collect();
+            let syms: Vec<Symmetry> = full
+                .iter_mut()
                 .map(|s| {
                     let sym = if cfg.augment {
                         Symmetry::ALL[rng.random_range(0..8)]
                     } else {
                         Symmetry::IDENTITY
                     };
-                    (s, sym)
+                    if let Some(d) = cfg.komi_shift.and_then(|k| k.draw(&mut rng)) {
+                        if let Some(t) = shift_komi(s, d) {
+                            *s = t;
+                        }
+                    }
+                    sym
                 })
                 .collect();
+            let rows: Vec<_> = full.iter().zip(syms).collect();
             let sb = StreamBatch {
                 pos: StreamPos {
                     epoch: win.epoch,

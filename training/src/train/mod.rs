@@ -63,6 +63,10 @@ pub struct TrainConfig {
     pub score_weight: f32,
     #[serde(default = "one")]
     pub ownership_weight: f32,
+    /// Komi augmentation: shows counted positions at other komis
+    /// ([`data::KomiShift`]); `None` in configs written before it.
+    #[serde(default)]
+    pub komi_shift: Option<data::KomiShift>,
 }
 
 fn one() -> f32 {
@@ -96,6 +100,7 @@ impl Default for TrainConfig {
             lr_end: None,
             score_weight: 1.0,
             ownership_weight: 1.0,
+            komi_shift: None,
         }
     }
 }
@@ -386,7 +391,9 @@ pub fn run(
     let mut last = None;
     while trainer.step < cfg.steps {
         let mut rng = StdRng::seed_from_u64(derive_seed(cfg.seed, 3, trainer.step));
-        let Some(mut batch) = train_data.random_batch(cfg.batch, cfg.augment, &mut rng) else {
+        let Some(mut batch) =
+            train_data.random_batch(cfg.batch, cfg.augment, cfg.komi_shift, &mut rng)
+        else {
             break;
         };
         batch.scale_aux(cfg.score_weight, cfg.ownership_weight);
