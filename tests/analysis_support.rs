@@ -195,6 +195,7 @@ pub fn material() -> Arc<dyn Evaluator> {
             *p /= total;
         }
         EvalOutput {
+            shortterm_error: None,
             policy,
             value: [win, 1.0 - win, 0.0],
             score_lead: lead,

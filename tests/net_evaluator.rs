@@ -147,3 +147,14 @@ fn random_symmetry_gives_valid_outputs() {
         assert!((s - 1.0).abs() < 1e-4);
     }
 }
+
+/// tengen's own nets leave KataGo's short-term error outputs untrained:
+/// the evaluator gives the search no error estimate from them.
+#[test]
+fn untrained_error_heads_give_no_error_estimate() {
+    let ev = evaluator();
+    assert!(!ev.net().config().post.shortterm_error_trained);
+    for out in ev.evaluate(&inputs()) {
+        assert_eq!(out.shortterm_error, None);
+    }
+}

@@ -482,3 +482,34 @@ fn katago_symmetries_agree() {
         "{worst:?}"
     );
 }
+
+/// KataGo's nets (model version 9 on) were trained to estimate their
+/// short-term errors, and the evaluator hands those to the search, the
+/// values `kata-raw-nn` shows; the search weighs evaluations by them.
+#[test]
+fn katago_nets_hand_their_shortterm_errors_to_the_search() {
+    let Some(path) = net_path() else {
+        eprintln!(
+            "skipping katago_nets_hand_their_shortterm_errors_to_the_search: KataGo net not found"
+        );
+        return;
+    };
+    let model = katago::load(&path).unwrap();
+    assert!(model.config.post.shortterm_error_trained);
+    let mut weights = model.weights;
+    let net = Net::load(&model.config, &mut weights, &Device::flex()).unwrap();
+    let ev = NetEvaluator::fast(net, 1).unwrap();
+    for case in load_cases(|id| ["c9_ko_capture", "c19_ladder_black_to_capture"].contains(&id)) {
+        let input = eval_input(&replay(&case));
+        let raw = ev.raw_nn(&input, Symmetry::IDENTITY, input.policy_optimism);
+        let out = tengen::eval::Evaluator::evaluate(&ev, std::slice::from_ref(&input));
+        let [wl, score] = out[0]
+            .shortterm_error
+            .expect("a KataGo net's error estimate");
+        assert_eq!(
+            (wl, score),
+            (raw.shortterm_winloss_error, raw.shortterm_score_error)
+        );
+        assert!(wl > 0.0 && score > 0.0, "{wl} {score}");
+    }
+}

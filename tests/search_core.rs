@@ -212,6 +212,7 @@ fn adversarial() -> Arc<dyn Evaluator> {
             Some(Color::Black) => i.position.to_move() == Color::White,
             _ => {
                 return EvalOutput {
+                    shortterm_error: None,
                     policy,
                     value: [0.5, 0.5, 0.0],
                     score_lead: 0.0,
@@ -221,6 +222,7 @@ fn adversarial() -> Arc<dyn Evaluator> {
         };
         let v = if mover_wins { 0.95 } else { 0.05 };
         EvalOutput {
+            shortterm_error: None,
             policy,
             value: [v, 1.0 - v, 0.0],
             score_lead: 0.0,
@@ -289,6 +291,7 @@ fn forced_playouts_with_noise_are_deterministic_with_one_thread() {
 /// An even position (value 0.5, lead 0) with the prior `policy`.
 fn even_with(policy: Vec<f32>) -> tengen::eval::EvalOutput {
     tengen::eval::EvalOutput {
+        shortterm_error: None,
         policy,
         value: [0.5, 0.5, 0.0],
         score_lead: 0.0,

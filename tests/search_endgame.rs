@@ -62,6 +62,7 @@ fn loving(loved: Move) -> Arc<dyn Evaluator> {
         let mut policy = vec![0.01 / (n - 1) as f32; n];
         policy[policy_index(loved, size)] = 0.99;
         EvalOutput {
+            shortterm_error: None,
             policy,
             value: [0.5, 0.5, 0.0],
             score_lead: 0.0,
@@ -290,6 +291,7 @@ fn black_owns_all() -> Arc<dyn Evaluator> {
             [0.01, 0.99, 0.0]
         };
         EvalOutput {
+            shortterm_error: None,
             policy: vec![1.0 / n as f32; n],
             value: win,
             score_lead: 40.0 * sign,

@@ -219,6 +219,7 @@ fn answer(eval: &dyn Evaluator, inputs: &[EvalInput]) -> Vec<EvalOutput> {
 fn neutral(size: usize) -> EvalOutput {
     let n = size * size + 1;
     EvalOutput {
+        shortterm_error: None,
         policy: vec![1.0 / n as f32; n],
         value: [0.5, 0.5, 0.0],
         score_lead: 0.0,

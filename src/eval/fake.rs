@@ -38,6 +38,7 @@ impl Evaluator for UniformEvaluator {
                     policy[policy_index(mv, size)] = w;
                 }
                 EvalOutput {
+                    shortterm_error: None,
                     policy,
                     value: [0.5, 0.5, 0.0],
                     score_lead: 0.0,
@@ -95,6 +96,7 @@ impl HeuristicEvaluator {
         }
         let (value, score_lead, ownership) = self.rollouts(pos);
         EvalOutput {
+            shortterm_error: None,
             policy,
             value,
             score_lead,
@@ -266,6 +268,7 @@ impl HashEvaluator {
             .map(|i| unit(mix(h ^ 0x5555, i as u64)) * 2.0 - 1.0)
             .collect();
         EvalOutput {
+            shortterm_error: None,
             policy,
             value: [win, 1.0 - win, 0.0],
             score_lead,

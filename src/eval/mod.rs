@@ -103,6 +103,11 @@ pub struct EvalOutput {
     /// `size * size` entries in [-1, 1]: +1 means the player to move owns
     /// the point. `None` when the evaluator does not estimate ownership.
     pub ownership: Option<Vec<f32>>,
+    /// The net's estimate of how far its value (win − loss) and score lead
+    /// are from what a short search would find (KataGo's short-term error
+    /// heads), when it was trained to give one; the search can weigh
+    /// uncertain evaluations less.
+    pub shortterm_error: Option<[f32; 2]>,
 }
 
 /// A batch evaluator. Implementations are thread-safe; `evaluate` blocks

@@ -62,6 +62,11 @@ pub struct PostProcess {
     pub shortterm_value_error_multiplier: f32,
     #[config(default = 150.0)]
     pub shortterm_score_error_multiplier: f32,
+    /// The net's short-term error outputs were trained (KataGo nets of
+    /// model version 9 on); tengen's own nets leave them untrained, so
+    /// their values mean nothing and the search must not weigh by them.
+    #[config(default = false)]
+    pub shortterm_error_trained: bool,
 }
 
 /// The whole architecture.

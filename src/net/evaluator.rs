@@ -196,7 +196,7 @@ impl NetEvaluator {
 }
 
 /// The engine's view of KataGo's outputs: the player to move's.
-fn to_eval_output(out: NetOutput, to_move: Color) -> EvalOutput {
+fn to_eval_output(out: NetOutput, to_move: Color, shortterm_error: bool) -> EvalOutput {
     let white = to_move == Color::White;
     let s = if white { 1.0 } else { -1.0 };
     let (win, loss) = if white {
@@ -209,6 +209,8 @@ fn to_eval_output(out: NetOutput, to_move: Color) -> EvalOutput {
         value: [win, loss, out.no_result],
         score_lead: s * out.white_lead,
         ownership: Some(out.white_ownership.iter().map(|&o| s * o).collect()),
+        shortterm_error: shortterm_error
+            .then_some([out.shortterm_winloss_error, out.shortterm_score_error]),
     }
 }
 
@@ -231,10 +233,11 @@ impl Evaluator for NetEvaluator {
                 })
                 .collect();
             let outs = self.run_same_size(part, &syms, None);
+            let shortterm = self.net.config().post.shortterm_error_trained;
             out.extend(
                 outs.into_iter()
                     .zip(part)
-                    .map(|(o, inp)| to_eval_output(o, inp.position.to_move())),
+                    .map(|(o, inp)| to_eval_output(o, inp.position.to_move(), shortterm)),
             );
             start = end;
         }

@@ -369,6 +369,8 @@ pub fn parse(bytes: &[u8]) -> Result<KataGoModel, NetError> {
     let spatial_inputs = r.int("input channels")?;
     let global_inputs = r.int("global input channels")?;
     let mut post = PostProcess::new();
+    // KataGo's `supportsShorttermError`.
+    post.shortterm_error_trained = version >= 9;
     if version >= 13 {
         post.td_score_multiplier = r.float("tdScoreMultiplier")?;
         post.score_mean_multiplier = r.float("scoreMeanMultiplier")?;

@@ -83,7 +83,7 @@ pub(crate) fn lcb(n: &Node, z: f64) -> f64 {
     }
     let v = n.visits as f64;
     let m = n.wl();
-    let var = (n.wl_sq_sum / v - m * m).max(0.0);
+    let var = (n.wl_sq_sum / n.weight.max(1e-9) - m * m).max(0.0);
     let var = (var * v + 1.0) / (v + 1.0);
     let low = m - z * (var / v).sqrt();
     (low + 1.0) / 2.0

@@ -49,6 +49,12 @@ pub(crate) struct Utility {
     /// The value-weight exponent of the backup (0: plain means; module
     /// docs).
     pub value_weight: f64,
+    /// Uncertainty weighting (KataGo's `uncertaintyCoeff`; 0: every
+    /// evaluation weighs one): see [`Utility::eval_weight`].
+    pub uncertainty_coeff: f64,
+    /// The most an evaluation weighs (KataGo's `uncertaintyMaxWeight`);
+    /// an exact terminal result weighs this much.
+    pub uncertainty_max_weight: f64,
 }
 
 impl Utility {
@@ -61,6 +67,8 @@ impl Utility {
             dyn_weight: 0.0,
             center: 0.0,
             value_weight: 0.0,
+            uncertainty_coeff: 0.0,
+            uncertainty_max_weight: 1.0,
         }
     }
 
@@ -78,6 +86,46 @@ impl Utility {
             u += self.dyn_weight * FRAC_2_PI * ((score - c) / self.scale).atan();
         }
         u
+    }
+}
+
+impl Utility {
+    /// How fast the utility grows with the score at `score` (the view of
+    /// `root_view` as in [`Utility::of`]).
+    fn score_slope(&self, score: f64, root_view: bool) -> f64 {
+        let d = |x: f64| FRAC_2_PI / self.scale / (1.0 + (x / self.scale).powi(2));
+        let c = if root_view { self.center } else { -self.center };
+        self.weight * d(score) + self.dyn_weight * d(score - c)
+    }
+
+    /// The weight of one evaluation in the backup. Off (coefficient 0) or
+    /// without the net's short-term error estimates it is 1. Otherwise,
+    /// as KataGo weighs its playouts: with `e` the evaluation's expected
+    /// error in utility (the value's short-term error plus the score's,
+    /// scaled by the utility's slope at that score), the weight is
+    /// `coeff / (e + coeff / max_weight)`, so a confident evaluation
+    /// counts up to `max_weight` times and an unsure one less than one.
+    /// `score` and `root_view` are the evaluation's player to move's.
+    pub fn eval_weight(&self, error: Option<[f32; 2]>, score: f64, root_view: bool) -> f64 {
+        let Some([wl_err, score_err]) = error else {
+            return 1.0;
+        };
+        if self.uncertainty_coeff <= 0.0 || !(wl_err.is_finite() && score_err.is_finite()) {
+            return 1.0;
+        }
+        let e =
+            wl_err.max(0.0) as f64 + self.score_slope(score, root_view) * score_err.max(0.0) as f64;
+        let max = self.uncertainty_max_weight.max(1e-3);
+        self.uncertainty_coeff / (e + self.uncertainty_coeff / max)
+    }
+
+    /// The weight of an exact result (a finished game).
+    pub fn terminal_weight(&self) -> f64 {
+        if self.uncertainty_coeff > 0.0 {
+            self.uncertainty_max_weight.max(1e-3)
+        } else {
+            1.0
+        }
     }
 }
 
@@ -181,8 +229,8 @@ pub(crate) fn certainly_dead(board: &Board) -> Vec<Point> {
 }
 
 /// Adds one visit with value `wl` and score `score` (both from the view of
-/// the player to move at `node`) to `node` and all its ancestors, and
-/// removes one in-flight mark from each. `ownership` (same view, dense) is
+/// the player to move at `node`), weighing `weight`, to `node` and all its
+/// ancestors, and removes one in-flight mark from each. `ownership` (same view, dense) is
 /// added to the root's average; `flip_ownership` says whether the root's
 /// player to move is the other colour.
 pub(crate) fn backup(
@@ -192,6 +240,7 @@ pub(crate) fn backup(
     score: f32,
     ownership: Option<(&[f32], bool)>,
     utility: &Utility,
+    weight: f64,
 ) {
     // View of the player who moved into `node`.
     let mut v = -(wl as f64);
@@ -204,11 +253,12 @@ pub(crate) fn backup(
         let n = &mut tree.nodes[i as usize];
         n.visits += 1;
         n.in_flight = n.in_flight.saturating_sub(1);
-        n.wl_sum += v;
-        n.wl_sq_sum += v * v;
-        n.score_sum += s;
-        n.score_sq_sum += s * s;
-        n.util_sum += utility.of(v, s, root_view);
+        n.weight += weight;
+        n.wl_sum += weight * v;
+        n.wl_sq_sum += weight * v * v;
+        n.score_sum += weight * s;
+        n.score_sq_sum += weight * s * s;
+        n.util_sum += weight * utility.of(v, s, root_view);
         let parent = n.parent;
         if utility.value_weight > 0.0 && i != node {
             // The mover here is the player whose view `root_view` is not.
@@ -247,7 +297,7 @@ fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool)
     // Children's means are from the view of the player to move at `node`.
     let (mut w_sum, mut wu_sum) = (0.0f64, 0.0f64);
     for (_, c) in tree.visited_children(node) {
-        w_sum += c.visits as f64;
+        w_sum += c.weight;
         wu_sum += c.util_sum;
     }
     if w_sum <= 0.0 {
@@ -256,7 +306,10 @@ fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool)
     let mean = wu_sum / w_sum;
     let (mut nw, mut nu, mut nwl, mut ns) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for (_, c) in tree.visited_children(node) {
-        let n = c.visits as f64;
+        let n = c.weight;
+        if n <= 0.0 {
+            continue;
+        }
         let stdev = (1e-8 + 1.0 / (1.5 * n.sqrt())).sqrt();
         let z = (c.util_sum / n - mean) / stdev;
         let w = n * (t3_cdf(z) + 1e-4).powf(utility.value_weight);
@@ -266,19 +319,20 @@ fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool)
         ns += w * c.score_sum / n;
     }
     let n = &mut tree.nodes[node as usize];
-    if nw <= 0.0 || n.visits == 0 {
+    if nw <= 0.0 || n.visits == 0 || n.weight <= 0.0 {
         return;
     }
-    // Children rescaled to their visits, plus the node's own evaluation.
+    // Children rescaled to their weights, plus the node's own evaluation.
     let (own_wl, own_score) = (n.own_wl as f64, n.own_score as f64);
     let own_u = utility.of(own_wl, own_score, mover_root_view);
-    let total = w_sum + 1.0;
-    let avg = |children: f64, own: f64| (w_sum * children / nw + own) / total;
+    let own_w = n.own_weight as f64;
+    let total = w_sum + own_w;
+    let avg = |children: f64, own: f64| (w_sum * children / nw + own_w * own) / total;
     // Stored from the view of the player who moved into `node`.
-    let visits = n.visits as f64;
-    n.util_sum = -avg(nu, own_u) * visits;
-    n.wl_sum = -avg(nwl, own_wl) * visits;
-    n.score_sum = -avg(ns, own_score) * visits;
+    let weight = n.weight;
+    n.util_sum = -avg(nu, own_u) * weight;
+    n.wl_sum = -avg(nwl, own_wl) * weight;
+    n.score_sum = -avg(ns, own_score) * weight;
 }
 
 /// Removes the in-flight marks a descent put on `node` and its ancestors
@@ -358,13 +412,13 @@ mod tests {
             value_weight,
             ..Utility::fixed(0.0, 1.0)
         };
-        backup(&mut t, 0, 0.0, 0.0, None, &u);
+        backup(&mut t, 0, 0.0, 0.0, None, &u, 1.0);
         let (a, b) = (t.add_child(0, 0).unwrap(), t.add_child(0, 1).unwrap());
         // Values from the view of the player to move at the child.
         for _ in 0..9 {
-            backup(&mut t, a, -0.6, 0.0, None, &u);
+            backup(&mut t, a, -0.6, 0.0, None, &u, 1.0);
         }
-        backup(&mut t, b, 0.8, 0.0, None, &u);
+        backup(&mut t, b, 0.8, 0.0, None, &u, 1.0);
         assert_eq!(t.nodes[0].visits, 11);
         -t.nodes[0].util()
     }
@@ -384,7 +438,7 @@ mod tests {
     fn backup_flips_the_view_each_ply() {
         let (mut t, c) = root_and_child_in_flight();
         let u = Utility::fixed(0.0, 1.0);
-        backup(&mut t, c, 1.0, 3.0, None, &u);
+        backup(&mut t, c, 1.0, 3.0, None, &u, 1.0);
         assert_eq!(t.nodes[c as usize].wl_sum, -1.0);
         assert_eq!(t.nodes[0].wl_sum, 1.0);
         assert_eq!(t.nodes[0].score_sum, 3.0);
@@ -394,11 +448,9 @@ mod tests {
     #[test]
     fn the_dynamic_score_term_is_centred_on_the_root_players_expectation() {
         let u = Utility {
-            weight: 0.0,
-            scale: 10.0,
             dyn_weight: 0.5,
             center: 6.0,
-            value_weight: 0.0,
+            ..Utility::fixed(0.0, 10.0)
         };
         // At the centre the term vanishes, from either view.
         assert_eq!(u.of(0.2, 6.0, true), 0.2);
@@ -411,8 +463,58 @@ mod tests {
         let (mut t, c) = root_and_child_in_flight();
         // The child's own view is the root's opponent's: score -6 there is
         // +6 for the root player.
-        backup(&mut t, c, 0.0, -6.0, None, &u);
+        backup(&mut t, c, 0.0, -6.0, None, &u, 1.0);
         assert!(t.nodes[c as usize].util_sum.abs() < 1e-12);
         assert!(t.nodes[0].util_sum.abs() < 1e-12);
+    }
+
+    fn uncertain() -> Utility {
+        Utility {
+            uncertainty_coeff: 0.25,
+            uncertainty_max_weight: 8.0,
+            ..Utility::fixed(0.1, 20.0)
+        }
+    }
+
+    #[test]
+    fn sure_evaluations_weigh_more_and_unsure_ones_less() {
+        let u = uncertain();
+        // Off, or a net without the estimate: everything weighs one.
+        assert_eq!(
+            Utility::fixed(0.1, 20.0).eval_weight(Some([0.0, 0.0]), 0.0, true),
+            1.0
+        );
+        assert_eq!(u.eval_weight(None, 0.0, true), 1.0);
+        assert_eq!(u.eval_weight(Some([f32::NAN, 1.0]), 0.0, true), 1.0);
+        // No error: the maximum; an exact result weighs that too.
+        assert!((u.eval_weight(Some([0.0, 0.0]), 0.0, true) - 8.0).abs() < 1e-9);
+        assert_eq!(u.terminal_weight(), 8.0);
+        assert_eq!(Utility::fixed(0.1, 20.0).terminal_weight(), 1.0);
+        // 0.25 / (0.5 + 0.25 / 8) for a value error of 0.5 alone.
+        let half = u.eval_weight(Some([0.5, 0.0]), 0.0, true);
+        assert!((half - 0.25 / (0.5 + 0.25 / 8.0)).abs() < 1e-9, "{half}");
+        // A score error counts by the utility's slope there: most near 0,
+        // little far out where the atan has flattened.
+        let near = u.eval_weight(Some([0.1, 10.0]), 0.0, true);
+        let far = u.eval_weight(Some([0.1, 10.0]), 80.0, true);
+        let none = u.eval_weight(Some([0.1, 0.0]), 0.0, true);
+        assert!(near < far && far < none, "{near} {far} {none}");
+    }
+
+    #[test]
+    fn weighted_backups_give_weighted_means() {
+        let (mut t, c) = root_and_child_in_flight();
+        let u = uncertain();
+        backup(&mut t, c, 1.0, 4.0, None, &u, 3.0);
+        t.nodes[0].in_flight = 1;
+        t.nodes[c as usize].in_flight = 1;
+        backup(&mut t, c, -1.0, 0.0, None, &u, 1.0);
+        let root = &t.nodes[0];
+        assert_eq!(root.visits, 2);
+        assert_eq!(root.weight, 4.0);
+        // (3 * 1 + 1 * -1) / 4, from the view of the player who moved
+        // into the root (the one to move at the child).
+        assert!((root.wl() - 0.5).abs() < 1e-12);
+        assert!((root.score() - 3.0).abs() < 1e-12);
     }
 }

@@ -335,7 +335,17 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
         n.state = State::Terminal;
         n.own_wl = wl;
         n.own_score = score;
-        backup(&mut tree, node, wl, score, Some((&own, flip)), &ctx.utility);
+        let w = ctx.utility.terminal_weight();
+        n.own_weight = w as f32;
+        backup(
+            &mut tree,
+            node,
+            wl,
+            score,
+            Some((&own, flip)),
+            &ctx.utility,
+            w,
+        );
     }
     for (((node, input), out), edges) in
         eval_nodes.into_iter().zip(&inputs).zip(&outputs).zip(edges)
@@ -352,12 +362,19 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
             0.0
         };
         tree.attach(node, &edges);
+        // Whether the player to move here is the root's.
+        let root_view = tree.depth(node).is_multiple_of(2);
+        let w = ctx
+            .utility
+            .eval_weight(out.shortterm_error, score as f64, root_view);
         let n = &mut tree.nodes[node as usize];
         n.own_wl = wl;
         n.own_score = score;
+        n.own_weight = w as f32;
+        n.own_util = ctx.utility.of(wl as f64, score as f64, root_view) as f32;
         let flip = input.position.to_move() != root_color;
         let own = out.ownership.as_deref().map(|o| (o, flip));
-        backup(&mut tree, node, wl, score, own, &ctx.utility);
+        backup(&mut tree, node, wl, score, own, &ctx.utility, w);
     }
     Round::Progress
 }
@@ -375,7 +392,7 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
     loop {
         let n = &tree.nodes[node as usize];
         let (state, in_flight, parent, passes) = (n.state, n.in_flight, n.parent, n.passes);
-        let (own_wl, own_score) = (n.own_wl, n.own_score);
+        let (own_wl, own_score, own_w) = (n.own_wl, n.own_score, n.own_weight as f64);
         match state {
             State::Pending => {
                 if in_flight > 0 {
@@ -399,7 +416,7 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
             }
             State::Terminal => {
                 tree.nodes[node as usize].in_flight += 1;
-                backup(tree, node, own_wl, own_score, None, &ctx.utility);
+                backup(tree, node, own_wl, own_score, None, &ctx.utility, own_w);
                 return Descent::Done;
             }
             State::Expanded => {
@@ -419,7 +436,7 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
                 };
                 let Some(e) = choice else {
                     // Full tree and no child yet: visit this node again.
-                    backup(tree, node, own_wl, own_score, None, &ctx.utility);
+                    backup(tree, node, own_wl, own_score, None, &ctx.utility, own_w);
                     return Descent::Done;
                 };
                 let edge = tree.edges[e];
@@ -429,7 +446,7 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
                     continue;
                 }
                 let Some(child) = tree.add_child(node, e) else {
-                    backup(tree, node, own_wl, own_score, None, &ctx.utility);
+                    backup(tree, node, own_wl, own_score, None, &ctx.utility, own_w);
                     return Descent::Done;
                 };
                 let c = &mut tree.nodes[child as usize];

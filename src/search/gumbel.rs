@@ -574,6 +574,7 @@ mod tests {
                 None => 0.0,
             };
             EvalOutput {
+                shortterm_error: None,
                 policy,
                 value: [(1.0 + wl) / 2.0, (1.0 - wl) / 2.0, 0.0],
                 score_lead: 0.0,
@@ -773,6 +774,7 @@ mod tests {
         t.nodes[0].visits = 3;
         let c = t.add_child(0, 0).unwrap();
         t.nodes[c as usize].visits = 2;
+        t.nodes[c as usize].weight = 2.0;
         t.nodes[c as usize].util_sum = 1.2;
         let u = Utility::fixed(0.0, 1.0);
         // v_mix = (0.2 + 2 * 0.6) / 3; visited Q = 0.6.

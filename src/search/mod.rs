@@ -110,6 +110,17 @@ pub struct SearchConfig {
     /// children, a worse-looking child weighing less (0: plain means;
     /// `backup.rs` docs).
     pub value_weight_exponent: f32,
+    /// KataGo's `uncertaintyCoeff` and `uncertaintyMaxWeight`: each
+    /// evaluation weighs by the net's short-term error estimate, a sure
+    /// one up to the maximum, in every node's means (0: all weigh one;
+    /// only nets trained to give that estimate are affected; `backup.rs`).
+    pub uncertainty_coeff: f32,
+    pub uncertainty_max_weight: f32,
+    /// KataGo's `fpuParentWeightByVisitedPolicyPow` (its GTP engine: 2):
+    /// an untried move's first-play value leans on the node's own
+    /// evaluation until much of the policy has been tried (0: the node's
+    /// mean alone; `select.rs` docs).
+    pub fpu_parent_pow: f32,
     /// Tree node cap (see the `tree` module docs for memory).
     pub max_nodes: usize,
     /// Root Dirichlet noise (self-play).
@@ -169,6 +180,9 @@ impl Default for SearchConfig {
             policy_optimism: 1.0,
             root_policy_optimism: 0.2,
             value_weight_exponent: 0.0,
+            uncertainty_coeff: 0.0,
+            uncertainty_max_weight: 8.0,
+            fpu_parent_pow: 0.0,
             max_nodes: 1_000_000,
             noise: false,
             noise_alpha: 0.03,
@@ -479,7 +493,7 @@ impl Search {
         // The root's sums are from the view of the player who moved into
         // it: the opponent of the player to move.
         let center = if root.visits > 0 {
-            -0.8 * root.score_sum / root.visits as f64
+            -0.8 * root.score()
         } else {
             0.0
         };
@@ -488,6 +502,8 @@ impl Search {
             scale: 20.0 * self.root.size() as f64 / 19.0,
             dyn_weight: cfg.dynamic_score_utility as f64,
             value_weight: cfg.value_weight_exponent as f64,
+            uncertainty_coeff: cfg.uncertainty_coeff as f64,
+            uncertainty_max_weight: cfg.uncertainty_max_weight as f64,
             center: if center.is_finite() {
                 center.clamp(-500.0, 500.0)
             } else {
@@ -507,6 +523,7 @@ impl Search {
             virtual_loss: cfg.virtual_loss as f64,
             forced_k: cfg.forced_playouts.map(|k| k as f64),
             stdev_scale: cfg.cpuct_stdev_scale as f64,
+            fpu_parent_pow: cfg.fpu_parent_pow as f64,
         }
     }
 

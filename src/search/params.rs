@@ -60,6 +60,18 @@ pub const NAMES: &[(&str, &str)] = &[
         "value-weight-exponent",
         "node values from their children, worse children weighing less (KataGo: 0.25)",
     ),
+    (
+        "uncertainty-coeff",
+        "weigh evaluations by the net's short-term error estimate (KataGo: 0.25; 0 off)",
+    ),
+    (
+        "uncertainty-max-weight",
+        "the most a sure evaluation weighs (KataGo: 8)",
+    ),
+    (
+        "fpu-parent-pow",
+        "an untried move's first-play value leans on the node's own evaluation until this power of the tried policy mass is high (KataGo: 2; 0 off)",
+    ),
 ];
 
 fn number(key: &str, value: &str, lo: f32, hi: f32) -> Result<f32, String> {
@@ -98,6 +110,9 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "policy-optimism" => cfg.policy_optimism = number(k, value, 0.0, 1.0)?,
         "root-policy-optimism" => cfg.root_policy_optimism = number(k, value, 0.0, 1.0)?,
         "value-weight-exponent" => cfg.value_weight_exponent = number(k, value, 0.0, 4.0)?,
+        "uncertainty-coeff" => cfg.uncertainty_coeff = number(k, value, 0.0, 10.0)?,
+        "fpu-parent-pow" => cfg.fpu_parent_pow = number(k, value, 0.0, 10.0)?,
+        "uncertainty-max-weight" => cfg.uncertainty_max_weight = number(k, value, 0.01, 1000.0)?,
         "lcb-check" => {
             cfg.lcb_check = match value.trim().to_ascii_lowercase().as_str() {
                 "true" | "1" | "yes" | "on" => true,

@@ -17,7 +17,12 @@
 //! explores more, one whose results agree exploits more.
 //!
 //! An unvisited child gets `Q = Q(node) - reduction * sqrt(visited prior
-//! mass)` (first-play urgency, FPU; the root has its own reduction). Each
+//! mass)` (first-play urgency, FPU; the root has its own reduction). With
+//! `fpu_parent_pow = p > 0` (KataGo's `fpuParentWeightByVisitedPolicy`,
+//! `p = 2` in its GTP engine) `Q(node)` there is `w * Q(node) + (1 - w) *
+//! U(node's own evaluation)` with `w = (visited prior mass)^p`: while
+//! little of the policy has been tried, the node's own evaluation sets the
+//! bar for an untried move, not the mean of the few tried ones. Each
 //! in-flight visit of a child counts as `virtual_loss` visits that lost, so
 //! parallel gatherers spread out. Ties go to the higher prior (edges are
 //! sorted by prior), so selection is deterministic.
@@ -56,6 +61,9 @@ pub(crate) struct Puct {
     pub forced_k: Option<f64>,
     /// Scaling of exploration by the node's value spread (0: off).
     pub stdev_scale: f64,
+    /// The FPU's parent value leans on the node's own evaluation by the
+    /// visited prior mass to this power (0: off; module docs).
+    pub fpu_parent_pow: f64,
 }
 
 /// The prior spread of backed-up values and its weight in visits.
@@ -66,11 +74,11 @@ const STDEV_PRIOR_WEIGHT: f64 = 2.0;
 /// `sum` with squares summing to `sq_sum` (see the module docs); at least
 /// 0.05, so exploration never vanishes.
 #[inline]
-pub(crate) fn stdev_factor(s: f64, visits: u32, sum: f64, sq_sum: f64) -> f64 {
+pub(crate) fn stdev_factor(s: f64, weight: f64, sum: f64, sq_sum: f64) -> f64 {
     if s == 0.0 {
         return 1.0;
     }
-    let n = visits as f64;
+    let n = weight;
     let sigma = if n <= 1.0 {
         STDEV_PRIOR
     } else {
@@ -126,10 +134,16 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
     } else {
         puct.fpu_reduction
     };
-    let fpu = parent_q - reduction * visited_mass.sqrt();
+    let fpu_base = if puct.fpu_parent_pow > 0.0 && n.visits > 0 {
+        let w = visited_mass.powf(puct.fpu_parent_pow).min(1.0);
+        w * parent_q + (1.0 - w) * n.own_util as f64
+    } else {
+        parent_q
+    };
+    let fpu = fpu_base - reduction * visited_mass.sqrt();
     let explore = puct.c(parent_n)
         * parent_n.max(1.0).sqrt()
-        * stdev_factor(puct.stdev_scale, n.visits, n.wl_sum, n.wl_sq_sum);
+        * stdev_factor(puct.stdev_scale, n.weight, n.wl_sum, n.wl_sq_sum);
     let mut best: Option<(usize, f64)> = None;
     let mut seen_unvisited = false;
     for i in range {
@@ -149,7 +163,7 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
             let vl = puct.virtual_loss * c.in_flight as f64;
             let nv = c.visits as f64 + vl;
             if nv > 0.0 {
-                ((c.util_sum - vl) / nv, nv)
+                ((c.util_sum - vl) / (c.weight + vl).max(1e-9), nv)
             } else {
                 (fpu, 0.0)
             }
@@ -183,7 +197,7 @@ pub(crate) fn pruned_target(tree: &Tree, puct: &Puct, forced_k: Option<f64>) -> 
     let mut kids: Vec<(Move, f64, f64, f64)> = Vec::new(); // move, prior, visits, Q
     for (e, c) in tree.visited_children(0) {
         let n = c.visits as f64;
-        kids.push((e.mv, e.prior as f64, n, c.util_sum / n));
+        kids.push((e.mv, e.prior as f64, n, c.util()));
     }
     // The most visited child; ties go to the higher prior (earlier edge).
     let Some(best) = kids
@@ -243,19 +257,20 @@ mod tests {
             virtual_loss: 1.0,
             forced_k: None,
             stdev_scale: 0.0,
+            fpu_parent_pow: 0.0,
         }
     }
 
     #[test]
     fn exploration_grows_with_the_spread_of_values() {
         // Off: no change.
-        assert_eq!(stdev_factor(0.0, 10, 5.0, 5.0), 1.0);
+        assert_eq!(stdev_factor(0.0, 10.0, 5.0, 5.0), 1.0);
         // Few visits: the prior spread, factor 1.
-        assert!((stdev_factor(0.85, 1, 0.3, 0.09) - 1.0).abs() < 1e-12);
+        assert!((stdev_factor(0.85, 1.0, 0.3, 0.09) - 1.0).abs() < 1e-12);
         // Values that all agree explore less; values split between win
         // and loss explore more.
-        let calm = stdev_factor(0.85, 50, 50.0 * 0.2, 50.0 * 0.04);
-        let torn = stdev_factor(0.85, 50, 0.0, 50.0);
+        let calm = stdev_factor(0.85, 50.0, 50.0 * 0.2, 50.0 * 0.04);
+        let torn = stdev_factor(0.85, 50.0, 0.0, 50.0);
         assert!((0.05..1.0).contains(&calm), "{calm}");
         assert!(torn > 1.5, "{torn}");
     }
@@ -264,8 +279,10 @@ mod tests {
     fn visit(t: &mut Tree, e: usize, visits: u32, q: f64) {
         let c = t.add_child(0, e).unwrap();
         t.nodes[c as usize].visits = visits;
+        t.nodes[c as usize].weight = visits as f64;
         t.nodes[c as usize].util_sum = q * visits as f64;
         t.nodes[0].visits += visits;
+        t.nodes[0].weight += visits as f64;
     }
 
     fn tree(priors: &[f32]) -> Tree {
@@ -282,6 +299,25 @@ mod tests {
         t.attach(0, &edges);
         t.nodes[0].visits = 1;
         t
+    }
+
+    #[test]
+    fn the_fpu_can_lean_on_the_nodes_own_evaluation() {
+        // The root's own evaluation is +0.9 for its player; its mean so far
+        // 0; the one tried move (prior 0.6) 0.3 after three visits.
+        let mut t = tree(&[0.6, 0.3, 0.1]);
+        t.nodes[0].weight = 1.0;
+        t.nodes[0].own_util = 0.9;
+        visit(&mut t, 0, 3, 0.3);
+        // Plain FPU: 0 - 0.1 * sqrt(0.6) for the untried moves; the tried
+        // one wins (0.3 + 0.6 * 2 / 4 against -0.08 + 0.3 * 2).
+        assert_eq!(select_edge(&t, 0, &puct(), true), Some(0));
+        // Leaning on the own evaluation (w = 0.6^2): 0.64 * 0.9 - 0.08.
+        let lean = Puct {
+            fpu_parent_pow: 2.0,
+            ..puct()
+        };
+        assert_eq!(select_edge(&t, 0, &lean, true), Some(1));
     }
 
     #[test]
@@ -334,6 +370,7 @@ mod tests {
         // Child 2: n_forced = sqrt(2 * 0.2 * 55) = 4.7 > 3 visits, but the
         // higher prior goes first.
         t.nodes[t.edges[1].child as usize].visits = 6;
+        t.nodes[t.edges[1].child as usize].weight = 6.0;
         t.nodes[t.edges[1].child as usize].util_sum = -0.9 * 6.0;
         t.nodes[0].visits += 4;
         assert_eq!(select_edge(&t, 0, &forced, true), Some(2));
@@ -353,6 +390,7 @@ mod tests {
         for (e, n, q) in [(r.start, 40u32, 0.5), (r.start + 1, 1, -1.0)] {
             let g = t.add_child(c, e).unwrap();
             t.nodes[g as usize].visits = n;
+            t.nodes[g as usize].weight = n as f64;
             t.nodes[g as usize].util_sum = q * n as f64;
         }
         // sqrt(2 * 0.4 * 41) = 5.7 > 1 visit, but forcing is root-only.

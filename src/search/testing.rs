@@ -22,6 +22,7 @@ impl Evaluator for ZeroEvaluator {
             .map(|i| {
                 let n = i.position.size() * i.position.size() + 1;
                 EvalOutput {
+                    shortterm_error: None,
                     policy: vec![1.0 / n as f32; n],
                     value: [0.5, 0.5, 0.0],
                     score_lead: 0.0,
@@ -74,6 +75,7 @@ impl Evaluator for AreaEvaluator {
                 let (_, margin, own) = terminal_result(&i.position);
                 let wl = (margin / 2.0).tanh();
                 EvalOutput {
+                    shortterm_error: None,
                     policy: vec![1.0 / n as f32; n],
                     value: [(1.0 + wl) / 2.0, (1.0 - wl) / 2.0, 0.0],
                     score_lead: margin,

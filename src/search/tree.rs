@@ -57,6 +57,10 @@ pub(crate) struct Node {
     pub state: State,
     pub visits: u32,
     pub in_flight: u32,
+    /// The sum of the visits' weights (one each unless the search weighs
+    /// evaluations by their uncertainty); the sums below are weighted, and
+    /// the means divide by this.
+    pub weight: f64,
     pub wl_sum: f64,
     pub wl_sq_sum: f64,
     pub score_sum: f64,
@@ -66,6 +70,11 @@ pub(crate) struct Node {
     /// of the player to move here. For terminal nodes: the exact result.
     pub own_wl: f32,
     pub own_score: f32,
+    /// The weight of the node's own evaluation.
+    pub own_weight: f32,
+    /// The utility of the node's own evaluation, view of the player to
+    /// move here (set at expansion; the FPU may use it).
+    pub own_util: f32,
 }
 
 impl Node {
@@ -78,6 +87,7 @@ impl Node {
             state: State::Pending,
             visits: 0,
             in_flight: 0,
+            weight: 0.0,
             wl_sum: 0.0,
             wl_sq_sum: 0.0,
             score_sum: 0.0,
@@ -85,24 +95,26 @@ impl Node {
             util_sum: 0.0,
             own_wl: 0.0,
             own_score: 0.0,
+            own_weight: 1.0,
+            own_util: 0.0,
         }
     }
 
     /// Mean win − loss in [-1, 1], view of the player who moved here.
     pub fn wl(&self) -> f64 {
-        if self.visits == 0 {
+        if self.weight <= 0.0 {
             0.0
         } else {
-            self.wl_sum / self.visits as f64
+            self.wl_sum / self.weight
         }
     }
 
     /// Mean score lead, view of the player who moved here.
     pub fn score(&self) -> f64 {
-        if self.visits == 0 {
+        if self.weight <= 0.0 {
             0.0
         } else {
-            self.score_sum / self.visits as f64
+            self.score_sum / self.weight
         }
     }
 
@@ -110,20 +122,20 @@ impl Node {
     /// (the spread of the search's estimates, not the net's own score
     /// uncertainty); 0 below two visits.
     pub fn score_stdev(&self) -> f64 {
-        if self.visits < 2 {
+        if self.visits < 2 || self.weight <= 0.0 {
             return 0.0;
         }
-        let n = self.visits as f64;
+        let n = self.weight;
         let mean = self.score_sum / n;
         (self.score_sq_sum / n - mean * mean).max(0.0).sqrt()
     }
 
     /// Mean utility, view of the player who moved here.
     pub fn util(&self) -> f64 {
-        if self.visits == 0 {
+        if self.weight <= 0.0 {
             0.0
         } else {
-            self.util_sum / self.visits as f64
+            self.util_sum / self.weight
         }
     }
 }
