@@ -153,7 +153,7 @@ fn random_symmetry_gives_valid_outputs() {
 #[test]
 fn untrained_error_heads_give_no_error_estimate() {
     let ev = evaluator();
-    assert!(!ev.net().config().post.shortterm_error_trained);
+    assert_ne!(ev.net().config().post.shortterm_error_trained, Some(true));
     for out in ev.evaluate(&inputs()) {
         assert_eq!(out.shortterm_error, None);
     }

@@ -167,3 +167,30 @@ fn safetensors_without_metadata() -> Vec<u8> {
     v.extend_from_slice(&1.0f32.to_le_bytes());
     v
 }
+
+/// Files written before a config field existed still load: the shipped
+/// nets' headers have no `shortterm_error_trained` (added with the
+/// uncertainty-weighted search), which then reads as unknown, so the
+/// evaluator treats their error outputs as untrained.
+#[test]
+fn files_from_before_a_new_config_field_load() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for name in ["tengen-9x9-v6.safetensors", "tengen-19x19-v2.safetensors"] {
+        let path = root.join("models").join(name);
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()[..4096]).to_string();
+        assert!(
+            !text.contains("shortterm_error_trained"),
+            "{name} was rewritten"
+        );
+        let net = io::load(&path, &Device::flex()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(net.config().post.shortterm_error_trained, None, "{name}");
+    }
+    // A file saved now keeps the field.
+    let mut cfg = NetConfig::small(3, 16);
+    cfg.post.shortterm_error_trained = Some(true);
+    let net = Net::load(&cfg, &mut RandomWeights::new(7), &Device::flex()).unwrap();
+    let path = tmp("field.safetensors");
+    io::save(&net, &path).unwrap();
+    let back = io::load(&path, &Device::flex()).unwrap();
+    assert_eq!(back.config().post.shortterm_error_trained, Some(true));
+}

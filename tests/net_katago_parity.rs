@@ -495,7 +495,7 @@ fn katago_nets_hand_their_shortterm_errors_to_the_search() {
         return;
     };
     let model = katago::load(&path).unwrap();
-    assert!(model.config.post.shortterm_error_trained);
+    assert_eq!(model.config.post.shortterm_error_trained, Some(true));
     let mut weights = model.weights;
     let net = Net::load(&model.config, &mut weights, &Device::flex()).unwrap();
     let ev = NetEvaluator::fast(net, 1).unwrap();

@@ -65,8 +65,9 @@ pub struct PostProcess {
     /// The net's short-term error outputs were trained (KataGo nets of
     /// model version 9 on); tengen's own nets leave them untrained, so
     /// their values mean nothing and the search must not weigh by them.
-    #[config(default = false)]
-    pub shortterm_error_trained: bool,
+    /// `None` (false) in files written before this field existed.
+    #[config(default = "None")]
+    pub shortterm_error_trained: Option<bool>,
 }
 
 /// The whole architecture.

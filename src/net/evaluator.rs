@@ -233,7 +233,7 @@ impl Evaluator for NetEvaluator {
                 })
                 .collect();
             let outs = self.run_same_size(part, &syms, None);
-            let shortterm = self.net.config().post.shortterm_error_trained;
+            let shortterm = self.net.config().post.shortterm_error_trained == Some(true);
             out.extend(
                 outs.into_iter()
                     .zip(part)

@@ -370,7 +370,7 @@ pub fn parse(bytes: &[u8]) -> Result<KataGoModel, NetError> {
     let global_inputs = r.int("global input channels")?;
     let mut post = PostProcess::new();
     // KataGo's `supportsShorttermError`.
-    post.shortterm_error_trained = version >= 9;
+    post.shortterm_error_trained = Some(version >= 9);
     if version >= 13 {
         post.td_score_multiplier = r.float("tdScoreMultiplier")?;
         post.score_mean_multiplier = r.float("scoreMeanMultiplier")?;
