@@ -20,6 +20,12 @@
 //!   with 3 degrees of freedom, rescaled to the children's visits; the
 //!   node's own evaluation counts one. Children that look worse than the
 //!   others thus pull the node's value down less than their visits would.
+//! - With an uncertainty coefficient (KataGo's uncertainty-weighted
+//!   playouts) every visit carries a weight, [`Utility::eval_weight`]: an
+//!   evaluation the net is sure of counts up to `uncertainty_max_weight`,
+//!   an unsure one less than one, an exact result the maximum. Nodes keep
+//!   the weights' sum beside their visit count; every mean divides by it,
+//!   and the recomputation above uses weights where it says visits.
 //!
 //! All functions are plain; [`backup`] needs the tree lock held.
 

@@ -362,8 +362,9 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
             0.0
         };
         tree.attach(node, &edges);
-        // Whether the player to move here is the root's.
-        let root_view = tree.depth(node).is_multiple_of(2);
+        // Whether the player to move here is the root's (only the dynamic
+        // score term, centred on the root player's score, tells).
+        let root_view = ctx.utility.dyn_weight == 0.0 || tree.depth(node).is_multiple_of(2);
         let w = ctx
             .utility
             .eval_weight(out.shortterm_error, score as f64, root_view);
