@@ -450,22 +450,22 @@ pub(crate) struct TrArgs {
     pub(crate) komi_shift_max: f32,
 }
 
-fn share(s: &str) -> Result<f32, String> {
+/// A number within `lo..=hi`, or an error that names the range.
+fn number_in(s: &str, lo: f32, hi: f32) -> Result<f32, String> {
     let v: f32 = s.parse().map_err(|e| format!("{e}"))?;
-    if (0.0..=1.0).contains(&v) {
+    if (lo..=hi).contains(&v) {
         Ok(v)
     } else {
-        Err(format!("{v} is not a share between 0 and 1"))
+        Err(format!("{v} is outside {lo}..={hi}"))
     }
 }
 
+fn share(s: &str) -> Result<f32, String> {
+    number_in(s, 0.0, 1.0)
+}
+
 fn komi_points(s: &str) -> Result<f32, String> {
-    let v: f32 = s.parse().map_err(|e| format!("{e}"))?;
-    if (0.5..=40.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} points is outside 0.5..40"))
-    }
+    number_in(s, 0.5, 40.0)
 }
 
 impl TrArgs {
