@@ -494,10 +494,8 @@ fn katago_nets_hand_their_shortterm_errors_to_the_search() {
         );
         return;
     };
-    let model = katago::load(&path).unwrap();
-    assert_eq!(model.config.post.shortterm_error_trained, Some(true));
-    let mut weights = model.weights;
-    let net = Net::load(&model.config, &mut weights, &Device::flex()).unwrap();
+    let net = tengen::net::load_any(&path, &Device::flex()).unwrap();
+    assert_eq!(net.config().post.shortterm_error_trained, Some(true));
     let ev = NetEvaluator::fast(net, 1).unwrap();
     for case in load_cases(|id| ["c9_ko_capture", "c19_ladder_black_to_capture"].contains(&id)) {
         let input = eval_input(&replay(&case));

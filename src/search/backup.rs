@@ -93,9 +93,7 @@ impl Utility {
         }
         u
     }
-}
 
-impl Utility {
     /// How fast the utility grows with the score at `score` (the view of
     /// `root_view` as in [`Utility::of`]).
     fn score_slope(&self, score: f64, root_view: bool) -> f64 {

@@ -100,22 +100,23 @@ impl Node {
         }
     }
 
-    /// Mean win − loss in [-1, 1], view of the player who moved here.
-    pub fn wl(&self) -> f64 {
+    /// The weighted mean of one of the sums (0 before any visit).
+    fn mean(&self, sum: f64) -> f64 {
         if self.weight <= 0.0 {
             0.0
         } else {
-            self.wl_sum / self.weight
+            sum / self.weight
         }
+    }
+
+    /// Mean win − loss in [-1, 1], view of the player who moved here.
+    pub fn wl(&self) -> f64 {
+        self.mean(self.wl_sum)
     }
 
     /// Mean score lead, view of the player who moved here.
     pub fn score(&self) -> f64 {
-        if self.weight <= 0.0 {
-            0.0
-        } else {
-            self.score_sum / self.weight
-        }
+        self.mean(self.score_sum)
     }
 
     /// Standard deviation of the score leads backed up through this node
@@ -132,11 +133,7 @@ impl Node {
 
     /// Mean utility, view of the player who moved here.
     pub fn util(&self) -> f64 {
-        if self.weight <= 0.0 {
-            0.0
-        } else {
-            self.util_sum / self.weight
-        }
+        self.mean(self.util_sum)
     }
 }
 

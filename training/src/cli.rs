@@ -482,10 +482,7 @@ impl TrArgs {
             lr_end: self.lr_end,
             score_weight: self.score_weight,
             ownership_weight: self.ownership_weight,
-            komi_shift: (self.komi_shift > 0.0).then_some(KomiShift {
-                prob: self.komi_shift,
-                max: self.komi_shift_max,
-            }),
+            komi_shift: KomiShift::from_flags(self.komi_shift, self.komi_shift_max),
         }
     }
 }
@@ -585,10 +582,7 @@ impl StreamArgs {
             val_every: self.val_every,
             seed: self.seed,
             augment: !self.no_augment,
-            komi_shift: (self.komi_shift > 0.0).then_some(KomiShift {
-                prob: self.komi_shift,
-                max: self.komi_shift_max,
-            }),
+            komi_shift: KomiShift::from_flags(self.komi_shift, self.komi_shift_max),
             queue: self.queue,
             progress_secs: self.progress_secs,
             stop_after: self.stop_after,

@@ -44,7 +44,7 @@ use tengen::sgf::GameRecord;
 
 use super::packed::Packed;
 use super::record::{game_samples, Options, Skip};
-use crate::train::data::{shift_komi, Batch, KomiShift};
+use crate::train::data::{shift_komi_in_place, Batch, KomiShift};
 use crate::util::derive_seed;
 
 /// `.sgfs.gz` files in `dir` whose name contains `part` (`-train-`,
@@ -379,9 +379,7 @@ fn batch_windows(
                         Symmetry::IDENTITY
                     };
                     if let Some(d) = cfg.komi_shift.and_then(|k| k.draw(&mut rng)) {
-                        if let Some(t) = shift_komi(s, d) {
-                            *s = t;
-                        }
+                        shift_komi_in_place(s, d);
                     }
                     sym
                 })

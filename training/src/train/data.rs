@@ -135,6 +135,12 @@ pub struct KomiShift {
 }
 
 impl KomiShift {
+    /// From the `--komi-shift` share and `--komi-shift-max` points; `None`
+    /// when the share is 0 (off).
+    pub fn from_flags(prob: f32, max: f32) -> Option<KomiShift> {
+        (prob > 0.0).then_some(KomiShift { prob, max })
+    }
+
     /// A shift for one sample, or `None` to keep it as it is.
     pub fn draw(&self, rng: &mut StdRng) -> Option<f32> {
         let halves = (self.max * 2.0).round() as i32;
@@ -150,24 +156,34 @@ impl KomiShift {
 /// `None` where that is not known exactly: no counted score, or an
 /// outcome that is not the score's sign (a resignation, a time loss).
 pub fn shift_komi(s: &Sample, delta: f32) -> Option<Sample> {
-    let counted = s.flags & HAS_SCORE != 0 && s.flags & HAS_VALUE != 0;
-    let sign = |x: f32| {
-        if x > 0.0 {
-            1
-        } else if x < 0.0 {
-            -1
-        } else {
-            0
-        }
-    };
-    if !counted || sign(s.score) != s.outcome {
+    if !shiftable(s) {
         return None;
     }
     let mut out = s.clone();
-    v7::set_komi(&mut out.global, v7::self_komi(&s.global) + delta, s.size);
-    out.score = s.score + delta;
-    out.outcome = sign(out.score);
+    shift_komi_in_place(&mut out, delta);
     Some(out)
+}
+
+/// [`shift_komi`] on `s` itself; false (and `s` unchanged) where the shift
+/// is not known exactly.
+pub fn shift_komi_in_place(s: &mut Sample, delta: f32) -> bool {
+    if !shiftable(s) {
+        return false;
+    }
+    let komi = v7::self_komi(&s.global) + delta;
+    v7::set_komi(&mut s.global, komi, s.size);
+    s.score += delta;
+    s.outcome = sign(s.score);
+    true
+}
+
+fn shiftable(s: &Sample) -> bool {
+    let counted = s.flags & HAS_SCORE != 0 && s.flags & HAS_VALUE != 0;
+    counted && sign(s.score) == s.outcome
+}
+
+fn sign(x: f32) -> i8 {
+    i8::from(x > 0.0) - i8::from(x < 0.0)
 }
 
 /// A batch as flat host arrays, ready to become tensors.
