@@ -138,6 +138,10 @@ pub struct SearchConfig {
     pub temperature: f32,
     /// Temperature applies while fewer moves than this were played.
     pub temperature_moves: u32,
+    /// At a temperature, choose by KataGo's play-selection weights (visits
+    /// that were only exploration of a worse move taken back out,
+    /// `select::play_weights`) instead of raw visits.
+    pub play_pruning: bool,
     pub seed: u64,
     /// Lower-confidence-bound check of the final move.
     pub lcb_check: bool,
@@ -190,6 +194,7 @@ impl Default for SearchConfig {
             wide_root_noise: 0.0,
             temperature: 0.0,
             temperature_moves: 0,
+            play_pruning: true,
             seed: 0,
             lcb_check: true,
             lcb_z: 2.0,
@@ -690,19 +695,31 @@ impl Search {
         let played = self.root.history().len().saturating_sub(1) as u32;
         let t = self.config.temperature as f64;
         if t > 0.0 && played < self.config.temperature_moves {
-            let top = snap.moves.iter().map(|m| m.visits).max().unwrap_or(1) as f64;
-            let w: Vec<f64> = snap
-                .moves
-                .iter()
-                .map(|m| (m.visits as f64 / top).powf(1.0 / t))
-                .collect();
-            let total: f64 = w.iter().sum();
-            let mut x = self.rng.random::<f64>() * total;
-            for (m, w) in snap.moves.iter().zip(&w) {
-                if x < *w {
-                    return m.mv;
+            let mut weights: Vec<(Move, f64)> = if self.config.play_pruning {
+                let mut w = select::play_weights(&self.tree, &self.puct());
+                // The ranked choice (the LCB check's) weighs at least as
+                // much as any other, as KataGo's LCB bonus makes it.
+                let top = w.iter().map(|x| x.1).fold(0.0, f64::max);
+                if let Some(x) = w.iter_mut().find(|x| x.0 == first.mv) {
+                    x.1 = x.1.max(top);
                 }
-                x -= w;
+                w
+            } else {
+                snap.moves.iter().map(|m| (m.mv, m.visits as f64)).collect()
+            };
+            let top = weights.iter().map(|x| x.1).fold(0.0, f64::max);
+            if top > 0.0 {
+                for x in weights.iter_mut() {
+                    x.1 = (x.1 / top).powf(1.0 / t);
+                }
+                let total: f64 = weights.iter().map(|x| x.1).sum();
+                let mut x = self.rng.random::<f64>() * total;
+                for &(mv, w) in &weights {
+                    if x < w {
+                        return mv;
+                    }
+                    x -= w;
+                }
             }
         }
         first.mv

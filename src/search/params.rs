@@ -41,6 +41,10 @@ pub const NAMES: &[(&str, &str)] = &[
     ),
     ("lcb-z", "standard errors below the mean for that bound"),
     (
+        "play-pruning",
+        "at a temperature, choose by visits less those that were only exploration (KataGo's play selection; true/false)",
+    ),
+    (
         "lcb-min-fraction",
         "share of the top move's visits a move needs to be chosen by it",
     ),
@@ -87,6 +91,16 @@ fn number(key: &str, value: &str, lo: f32, hi: f32) -> Result<f32, String> {
     Ok(v)
 }
 
+fn flag(key: &str, value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err(format!(
+            "search parameter {key}: '{value}' is not true or false"
+        )),
+    }
+}
+
 /// Applies `KEY=VALUE` to `cfg`.
 pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
     let (key, value) = assignment
@@ -113,17 +127,8 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "uncertainty-coeff" => cfg.uncertainty_coeff = number(k, value, 0.0, 10.0)?,
         "fpu-parent-pow" => cfg.fpu_parent_pow = number(k, value, 0.0, 10.0)?,
         "uncertainty-max-weight" => cfg.uncertainty_max_weight = number(k, value, 0.01, 1000.0)?,
-        "lcb-check" => {
-            cfg.lcb_check = match value.trim().to_ascii_lowercase().as_str() {
-                "true" | "1" | "yes" | "on" => true,
-                "false" | "0" | "no" | "off" => false,
-                _ => {
-                    return Err(format!(
-                        "search parameter {k}: '{value}' is not true or false"
-                    ))
-                }
-            }
-        }
+        "lcb-check" => cfg.lcb_check = flag(k, value)?,
+        "play-pruning" => cfg.play_pruning = flag(k, value)?,
         _ => {
             let names: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
@@ -149,7 +154,7 @@ mod tests {
         for (name, _) in NAMES {
             let mut cfg = SearchConfig::default();
             let value = match *name {
-                "lcb-check" => "false",
+                "lcb-check" | "play-pruning" => "false",
                 "cpuct-base" => "750",
                 _ => "0.75",
             };

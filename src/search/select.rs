@@ -187,57 +187,109 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
     best.map(|(i, _)| i)
 }
 
+/// The root's visited children, with the retrospective PUCT floor that
+/// both [`pruned_target`] and [`play_weights`] prune by.
+struct RootKids {
+    /// Move, prior, visits, mean utility (the root player's view).
+    kids: Vec<(Move, f64, f64, f64)>,
+    /// The most visited child (ties: the higher prior, the earlier edge).
+    best: usize,
+    /// `c(N) * sqrt(N)` at the root.
+    explore: f64,
+    /// The best child's PUCT score.
+    best_score: f64,
+}
+
+impl RootKids {
+    fn of(tree: &Tree, puct: &Puct) -> Option<RootKids> {
+        let kids: Vec<(Move, f64, f64, f64)> = tree
+            .visited_children(0)
+            .map(|(e, c)| (e.mv, e.prior as f64, c.visits as f64, c.util()))
+            .collect();
+        let best = kids
+            .iter()
+            .enumerate()
+            .fold(None, |b: Option<(usize, f64)>, (i, k)| match b {
+                Some((_, n)) if n >= k.2 => b,
+                _ => Some((i, k.2)),
+            })?
+            .0;
+        let parent_n = tree.root().visits as f64;
+        let explore = puct.c(parent_n) * parent_n.max(1.0).sqrt();
+        let (_, bp, bn, bq) = kids[best];
+        let best_score = bq + explore * bp / (1.0 + bn);
+        Some(RootKids {
+            kids,
+            best,
+            explore,
+            best_score,
+        })
+    }
+
+    /// The visits below which child `i`'s PUCT score would reach the best
+    /// child's (`score(m) < best_score <=> m > floor`); `None` when its
+    /// value alone reaches it.
+    fn floor(&self, i: usize) -> Option<f64> {
+        let (_, prior, _, q) = self.kids[i];
+        let gap = self.best_score - q;
+        (gap > 0.0).then(|| self.explore * prior / gap - 1.0)
+    }
+}
+
 /// The root's policy target: the visited children's visits, pruned as the
 /// module docs describe when `forced_k` is `Some(k)` (as given to the
 /// search), and normalised to sum to 1. Moves in edge order (highest prior
 /// first); empty when no child has a visit. Call it between runs (no
 /// visit in flight).
 pub(crate) fn pruned_target(tree: &Tree, puct: &Puct, forced_k: Option<f64>) -> Vec<(Move, f32)> {
-    let root = tree.root();
-    let mut kids: Vec<(Move, f64, f64, f64)> = Vec::new(); // move, prior, visits, Q
-    for (e, c) in tree.visited_children(0) {
-        let n = c.visits as f64;
-        kids.push((e.mv, e.prior as f64, n, c.util()));
-    }
-    // The most visited child; ties go to the higher prior (earlier edge).
-    let Some(best) = kids
-        .iter()
-        .enumerate()
-        .fold(None, |b: Option<(usize, f64)>, (i, k)| match b {
-            Some((_, n)) if n >= k.2 => b,
-            _ => Some((i, k.2)),
-        })
-        .map(|(i, _)| i)
-    else {
+    let Some(r) = RootKids::of(tree, puct) else {
         return Vec::new();
     };
-    let mut weights: Vec<f64> = kids.iter().map(|k| k.2).collect();
+    let mut weights: Vec<f64> = r.kids.iter().map(|k| k.2).collect();
     if let Some(k) = forced_k {
-        let total: f64 = kids.iter().map(|k| k.2).sum();
-        let parent_n = root.visits as f64;
-        let explore = puct.c(parent_n) * parent_n.max(1.0).sqrt();
-        let score = |prior: f64, n: f64, q: f64| q + explore * prior / (1.0 + n);
-        let (_, bp, bn, bq) = kids[best];
-        let best_score = score(bp, bn, bq);
-        for (i, &(_, prior, n, q)) in kids.iter().enumerate() {
-            if i == best {
+        let total: f64 = r.kids.iter().map(|k| k.2).sum();
+        for (i, &(_, prior, n, _)) in r.kids.iter().enumerate() {
+            if i == r.best {
                 continue;
             }
-            let gap = best_score - q;
-            let mut reduced = n;
-            if gap > 0.0 {
-                // score(prior, m, q) < best_score  <=>  m > floor_n.
-                let floor_n = explore * prior / gap - 1.0;
-                reduced = (n - forced_playouts(k, prior, total)).max(floor_n).min(n);
-            }
+            let reduced = r
+                .floor(i)
+                .map_or(n, |f| (n - forced_playouts(k, prior, total)).max(f).min(n));
             weights[i] = if reduced <= 1.0 { 0.0 } else { reduced };
         }
     }
     let sum: f64 = weights.iter().sum();
-    kids.iter()
+    r.kids
+        .iter()
         .zip(&weights)
         .filter(|(_, &w)| w > 0.0)
         .map(|(k, &w)| (k.0, (w / sum) as f32))
+        .collect()
+}
+
+/// The weights a move is chosen by at a temperature (KataGo's play
+/// selection values): each visited root child's visits, except that every
+/// child but the most visited keeps only the visits its value earned in
+/// retrospect, the fewest (rounded up) with which its PUCT score would
+/// still reach the most visited child's. Visits that were only
+/// exploration of a move that turned out worse do not make it likelier
+/// to be played. Children left with no weight are dropped. Edge order;
+/// empty when no child has a visit.
+pub(crate) fn play_weights(tree: &Tree, puct: &Puct) -> Vec<(Move, f64)> {
+    let Some(r) = RootKids::of(tree, puct) else {
+        return Vec::new();
+    };
+    r.kids
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &(mv, _, n, _))| {
+            let w = if i == r.best {
+                n
+            } else {
+                r.floor(i).map_or(n, |f| f.min(n)).ceil()
+            };
+            (w > 0.0).then_some((mv, w))
+        })
         .collect()
 }
 
@@ -435,5 +487,35 @@ mod tests {
         let pruned = pruned_target(&t, &puct(), Some(2.0));
         assert_eq!(pruned, vec![(t.edges[1].mv, 1.0)]);
         assert!(pruned_target(&tree(&[1.0]), &puct(), Some(2.0)).is_empty());
+    }
+
+    #[test]
+    fn play_weights_take_back_the_exploration_of_worse_moves() {
+        let mut t = tree(&[0.45, 0.3, 0.2, 0.05]);
+        visit(&mut t, 0, 10, 0.3);
+        // Worse than the best: keeps the visits its value earned.
+        visit(&mut t, 1, 3, -0.2);
+        // Better valued than the best (just found): keeps them all.
+        visit(&mut t, 2, 2, 0.6);
+        // Hopeless: its value alone explains no visit, so it drops out.
+        visit(&mut t, 3, 1, -1.0);
+        let p = puct();
+        let w = play_weights(&t, &p);
+        let mv = |i: usize| t.edges[i].mv;
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert_eq!(w[0], (mv(0), 10.0));
+        assert_eq!(w[2], (mv(2), 2.0));
+        assert_eq!(w[1].0, mv(1));
+        assert!(w[1].1 >= 1.0 && w[1].1 < 3.0, "{w:?}");
+        // The weight kept is the rounded-up retrospective floor: with one
+        // visit fewer its PUCT score would pass the best's.
+        let n = t.nodes[0].visits as f64;
+        let explore = p.c(n) * n.sqrt();
+        let best = 0.3 + explore * 0.45 / 11.0;
+        let score = |m: f64| -0.2 + explore * 0.3 / (1.0 + m);
+        assert!(score(w[1].1) <= best + 1e-12);
+        assert!(score(w[1].1 - 1.0) > best);
+        // Nothing visited, nothing to choose from.
+        assert!(play_weights(&tree(&[1.0]), &p).is_empty());
     }
 }
