@@ -356,3 +356,73 @@ fn capturing_dead_stones_ends_in_a_pass() {
     );
     assert_eq!(decide_on_ring(&pos, 30).mv, Move::Pass);
 }
+
+/// A 5×5 board: Black's wall on the left, White's pass-alive group on the
+/// right, and a white stone at C3 in atari; its one liberty, D3, is inside
+/// White's area. The net's ownership gives C3 and D3 to White, because it
+/// expects White to connect at D3; so every point looks settled.
+fn white_stone_in_atari() -> Position {
+    diagram(
+        &[
+            ".XXO.", //
+            "XXXOO", //
+            ".XO.O", //
+            "XXXOO", //
+            ".XXO.", //
+        ],
+        Color::White,
+        7.5,
+    )
+}
+
+/// Prior 0.99 on D3 (the connection); ownership: columns A-B and the
+/// black stones of C Black's, the rest White's; White well ahead.
+fn expects_the_connection() -> Arc<dyn Evaluator> {
+    Arc::new(FnEvaluator(|i: &EvalInput| {
+        let size = i.position.size();
+        let n = size * size + 1;
+        let white = i.position.to_move() == Color::White;
+        let mut policy = vec![0.01 / n as f32; n];
+        policy[policy_index(mv("D3", 5), 5)] = 0.99;
+        let board = i.position.board();
+        let ownership = (0..size * size)
+            .map(|k| {
+                let p = Point::new(k % size, k / size);
+                let blacks = p.x() < 2 || (p.x() == 2 && board.get(p) == Some(Color::Black));
+                let o = if blacks { -1.0 } else { 1.0 };
+                if white {
+                    o
+                } else {
+                    -o
+                }
+            })
+            .collect();
+        EvalOutput {
+            shortterm_error: None,
+            policy,
+            value: if white {
+                [0.95, 0.05, 0.0]
+            } else {
+                [0.05, 0.95, 0.0]
+            },
+            score_lead: if white { 5.0 } else { -5.0 },
+            ownership: Some(ownership),
+        }
+    }))
+}
+
+#[test]
+fn a_string_in_atari_is_saved_not_passed_away() {
+    let pos = white_stone_in_atari();
+    let r = search(expects_the_connection(), pos.clone(), 30);
+    assert_eq!(r.best, mv("D3", 5), "the search connects");
+    let d = decide(&pos, &r);
+    assert_eq!(d.mv, mv("D3", 5), "{d:?}");
+    assert_eq!(d.reason, PassReason::Unsettled);
+    // Connected, nothing is left to save: after Black's pass White passes.
+    let mut pos = pos;
+    pos.play_move(mv("D3", 5)).unwrap();
+    pos.play_move(Move::Pass).unwrap();
+    let r = search(expects_the_connection(), pos.clone(), 30);
+    assert_eq!(decide(&pos, &r).mv, Move::Pass);
+}

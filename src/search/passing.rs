@@ -24,7 +24,9 @@
 //!    and with search ownership below [`SETTLED`] in absolute value.
 //!    (Without ownership, a point not pass-alive is unsettled unless the
 //!    search itself chose to pass.)
-//! 4. Everything settled: pass.
+//! 4. Everything settled: pass; but while one of our living strings is in
+//!    atari and the search chose a move, play it: ownership calls such a
+//!    string settled on the assumption that it is saved.
 //!
 //! Before any pass of rules 1 and 4, the strict count is checked too: the
 //! one an automatic referee makes (gomill's ringmaster scoring by itself,
@@ -232,7 +234,22 @@ pub fn decide_with(
         }
         return play_or_pass(PassReason::Unsettled);
     }
+    // Ownership calls a string in atari settled when the search expects it
+    // to be saved; a pass would hand the opponent the capture.
+    if result.best != Move::Pass && in_atari(board, me, &dead) {
+        return PassDecision {
+            mv: result.best,
+            reason: PassReason::Unsettled,
+        };
+    }
     pass_or_capture(PassReason::Settled)
+}
+
+/// Whether a string of `me` that is not among `dead` has one liberty.
+fn in_atari(board: &crate::rules::Board, me: Color, dead: &[Point]) -> bool {
+    board
+        .points()
+        .any(|p| board.get(p) == Some(me) && board.liberties(p) == 1 && !dead.contains(&p))
 }
 
 /// The strict count's lead for the player to move: every stone on the
