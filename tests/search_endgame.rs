@@ -361,7 +361,7 @@ fn capturing_dead_stones_ends_in_a_pass() {
 /// right, and a white stone at C3 in atari; its one liberty, D3, is inside
 /// White's area. The net's ownership gives C3 and D3 to White, because it
 /// expects White to connect at D3; so every point looks settled.
-fn white_stone_in_atari() -> Position {
+fn white_stone_in_atari(to_move: Color, komi: f32) -> Position {
     diagram(
         &[
             ".XXO.", //
@@ -370,15 +370,16 @@ fn white_stone_in_atari() -> Position {
             "XXXOO", //
             ".XXO.", //
         ],
-        Color::White,
-        7.5,
+        to_move,
+        komi,
     )
 }
 
-/// Prior 0.99 on D3 (the connection); ownership: columns A-B and the
-/// black stones of C Black's, the rest White's; White well ahead.
-fn expects_the_connection() -> Arc<dyn Evaluator> {
-    Arc::new(FnEvaluator(|i: &EvalInput| {
+/// Prior 0.99 on D3 (White's connection, or Black's capture); ownership:
+/// columns A-B and the black stones of C Black's, the rest White's, except
+/// that with `taken` C3 is Black's too; the player to move well ahead.
+fn expects_d3(taken: bool) -> Arc<dyn Evaluator> {
+    Arc::new(FnEvaluator(move |i: &EvalInput| {
         let size = i.position.size();
         let n = size * size + 1;
         let white = i.position.to_move() == Color::White;
@@ -388,7 +389,8 @@ fn expects_the_connection() -> Arc<dyn Evaluator> {
         let ownership = (0..size * size)
             .map(|k| {
                 let p = Point::new(k % size, k / size);
-                let blacks = p.x() < 2 || (p.x() == 2 && board.get(p) == Some(Color::Black));
+                let blacks =
+                    p.x() < 2 || (p.x() == 2 && (taken || board.get(p) == Some(Color::Black)));
                 let o = if blacks { -1.0 } else { 1.0 };
                 if white {
                     o
@@ -400,12 +402,8 @@ fn expects_the_connection() -> Arc<dyn Evaluator> {
         EvalOutput {
             shortterm_error: None,
             policy,
-            value: if white {
-                [0.95, 0.05, 0.0]
-            } else {
-                [0.05, 0.95, 0.0]
-            },
-            score_lead: if white { 5.0 } else { -5.0 },
+            value: [0.95, 0.05, 0.0],
+            score_lead: 5.0,
             ownership: Some(ownership),
         }
     }))
@@ -413,16 +411,28 @@ fn expects_the_connection() -> Arc<dyn Evaluator> {
 
 #[test]
 fn a_string_in_atari_is_saved_not_passed_away() {
-    let pos = white_stone_in_atari();
-    let r = search(expects_the_connection(), pos.clone(), 30);
+    let pos = white_stone_in_atari(Color::White, 7.5);
+    let r = search(expects_d3(false), pos.clone(), 30);
     assert_eq!(r.best, mv("D3", 5), "the search connects");
     let d = decide(&pos, &r);
     assert_eq!(d.mv, mv("D3", 5), "{d:?}");
     assert_eq!(d.reason, PassReason::Unsettled);
-    // Connected, nothing is left to save: after Black's pass White passes.
+    // Connected, nothing is left in atari: after Black's pass White passes.
     let mut pos = pos;
     pos.play_move(mv("D3", 5)).unwrap();
     pos.play_move(Move::Pass).unwrap();
-    let r = search(expects_the_connection(), pos.clone(), 30);
+    let r = search(expects_d3(false), pos.clone(), 30);
     assert_eq!(decide(&pos, &r).mv, Move::Pass);
+}
+
+#[test]
+fn a_string_in_atari_is_taken_not_passed_away() {
+    // Black to move, the strict count winning (14 to 11.5): ownership
+    // already gives Black the white stone, but a pass would let White
+    // connect it. (With the stone counted dead, D3 borders both colours.)
+    let pos = white_stone_in_atari(Color::Black, 0.5);
+    let r = search(expects_d3(true), pos.clone(), 30);
+    assert_eq!(r.best, mv("D3", 5), "the search captures");
+    let d = decide(&pos, &r);
+    assert_eq!(d.mv, mv("D3", 5), "{d:?}");
 }

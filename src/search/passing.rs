@@ -24,9 +24,10 @@
 //!    and with search ownership below [`SETTLED`] in absolute value.
 //!    (Without ownership, a point not pass-alive is unsettled unless the
 //!    search itself chose to pass.)
-//! 4. Everything settled: pass; but while one of our living strings is in
-//!    atari and the search chose a move, play it: ownership calls such a
-//!    string settled on the assumption that it is saved.
+//! 4. Everything settled: pass; but while a string of either colour is in
+//!    atari (and not certainly dead) and the search chose a move, play it:
+//!    ownership calls such a string settled on the assumption that the
+//!    player to move saves or takes it.
 //!
 //! Before any pass of rules 1 and 4, the strict count is checked too: the
 //! one an automatic referee makes (gomill's ringmaster scoring by itself,
@@ -112,7 +113,8 @@ pub fn decide_with(
         .filter(|o| o.len() == size * size);
 
     // Dead stones: certain ones, plus those the search gives away.
-    let mut dead = certainly_dead(board);
+    let certain = certainly_dead(board);
+    let mut dead = certain.clone();
     if let Some(o) = own {
         for p in board.points() {
             if let Some(c) = board.get(p) {
@@ -235,8 +237,9 @@ pub fn decide_with(
         return play_or_pass(PassReason::Unsettled);
     }
     // Ownership calls a string in atari settled when the search expects it
-    // to be saved; a pass would hand the opponent the capture.
-    if result.best != Move::Pass && in_atari(board, me, &dead) {
+    // to be saved (ours) or taken (theirs); a pass would hand the opponent
+    // the capture or the connection.
+    if result.best != Move::Pass && in_atari(board, &certain) {
         return PassDecision {
             mv: result.best,
             reason: PassReason::Unsettled,
@@ -245,11 +248,12 @@ pub fn decide_with(
     pass_or_capture(PassReason::Settled)
 }
 
-/// Whether a string of `me` that is not among `dead` has one liberty.
-fn in_atari(board: &crate::rules::Board, me: Color, dead: &[Point]) -> bool {
+/// Whether a string of either colour that is not certainly dead (inside
+/// the other side's pass-alive area) has one liberty.
+fn in_atari(board: &crate::rules::Board, certain: &[Point]) -> bool {
     board
         .points()
-        .any(|p| board.get(p) == Some(me) && board.liberties(p) == 1 && !dead.contains(&p))
+        .any(|p| board.get(p).is_some() && board.liberties(p) == 1 && !certain.contains(&p))
 }
 
 /// The strict count's lead for the player to move: every stone on the
