@@ -46,7 +46,7 @@ use super::backup::certainly_dead;
 use super::SearchResult;
 use crate::rules::benson::pass_alive;
 use crate::rules::score::{area_with_owners, margin_with};
-use crate::rules::{Color, Move, Point, Position};
+use crate::rules::{Board, Color, Move, Point, Position};
 
 /// Ownership (absolute value) above which a point counts as decided.
 pub const SETTLED: f32 = 0.9;
@@ -113,8 +113,8 @@ pub fn decide_with(
         .filter(|o| o.len() == size * size);
 
     // Dead stones: certain ones, plus those the search gives away.
-    let certain = certainly_dead(board);
-    let mut dead = certain.clone();
+    let mut dead = certainly_dead(board);
+    let n_certain = dead.len();
     if let Some(o) = own {
         for p in board.points() {
             if let Some(c) = board.get(p) {
@@ -239,7 +239,7 @@ pub fn decide_with(
     // Ownership calls a string in atari settled when the search expects it
     // to be saved (ours) or taken (theirs); a pass would hand the opponent
     // the capture or the connection.
-    if result.best != Move::Pass && in_atari(board, &certain) {
+    if result.best != Move::Pass && in_atari(board, &dead[..n_certain]) {
         return PassDecision {
             mv: result.best,
             reason: PassReason::Unsettled,
@@ -250,10 +250,11 @@ pub fn decide_with(
 
 /// Whether a string of either colour that is not certainly dead (inside
 /// the other side's pass-alive area) has one liberty.
-fn in_atari(board: &crate::rules::Board, certain: &[Point]) -> bool {
+fn in_atari(board: &Board, certain: &[Point]) -> bool {
+    // `liberties` is 0 on an empty point.
     board
         .points()
-        .any(|p| board.get(p).is_some() && board.liberties(p) == 1 && !certain.contains(&p))
+        .any(|p| board.liberties(p) == 1 && !certain.contains(&p))
 }
 
 /// The strict count's lead for the player to move: every stone on the
