@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tengen::eval::{policy_index, EvalInput, EvalOutput, Evaluator};
 use tengen::rules::{Color, IllegalMove, Move, Point, Position, Ruleset};
-use tengen::search::passing::{decide, PassReason};
+use tengen::search::passing::{decide, is_self_atari, PassReason};
 use tengen::search::testing::{AreaEvaluator, FnEvaluator, ZeroEvaluator};
 use tengen::search::{Limits, Search, SearchConfig, SearchResult};
 
@@ -435,4 +435,114 @@ fn a_string_in_atari_is_taken_not_passed_away() {
     assert_eq!(r.best, mv("D3", 5), "the search captures");
     let d = decide(&pos, &r);
     assert_eq!(d.mv, mv("D3", 5), "{d:?}");
+}
+
+/// Ply 63 of a game against KataGo at 16 visits (komi 7), White to move.
+/// D3 is a dame point, first in board order; for White it is a
+/// self-atari (D2–D3 keep the one liberty D1).
+fn dame_that_is_a_self_atari() -> Position {
+    diagram(
+        &[
+            ".XXX.XO..", //
+            "OXX..XOO.", //
+            "X...XXXO.", //
+            "XXXX.XOOO", //
+            "....XXXO.", //
+            "X.XXXXOO.", //
+            "OXX.XO.O.", //
+            "OOXOXOO..", //
+            ".OO.O....", //
+        ],
+        Color::White,
+        7.0,
+    )
+}
+
+#[test]
+fn a_self_atari_dame_is_not_filled_for_a_search_that_passes() {
+    let pos = dame_that_is_a_self_atari();
+    let d3 = mv("D3", 9).point().unwrap();
+    assert!(is_self_atari(pos.board(), Color::White, d3));
+    let r = search(loving(Move::Pass), pos.clone(), 30);
+    assert_eq!(r.best, Move::Pass);
+    let d = decide(&pos, &r);
+    if let Some(p) = d.mv.point() {
+        assert!(!is_self_atari(pos.board(), Color::White, p), "{d:?}");
+    }
+}
+
+/// Ply 74 of a game against KataGo at 16 visits, Black to move and far
+/// ahead by the net's count, White having passed; the strict count (all
+/// stones alive) loses by 3.5, so Black tries to capture White's lower
+/// string, which the net calls dead. Its liberties: D5, a self-atari of
+/// Black's centre string (whose other liberty is G5), and G1, one of
+/// F1–G1. Playing D5 lost the game.
+fn capture_race_with_a_self_atari() -> Position {
+    let mut pos = diagram(
+        &[
+            ".....OOOO", //
+            ".O...OXOX", //
+            "O.OOOOXXX", //
+            "OOXXXOX.X", //
+            "OXX.XX.X.", //
+            "XOOOOOXXX", //
+            "XXXXXOXOO", //
+            ".X.XXOOOX", //
+            "X.XX.X.O.", //
+        ],
+        Color::White,
+        5.5,
+    );
+    pos.play_move(Move::Pass).unwrap();
+    pos
+}
+
+#[test]
+fn capturing_dead_stones_before_a_pass_is_never_a_self_atari() {
+    let pos = capture_race_with_a_self_atari();
+    let d5 = mv("D5", 9);
+    assert!(is_self_atari(
+        pos.board(),
+        Color::Black,
+        d5.point().unwrap()
+    ));
+    // The net loves D5 and calls it winning; White's stones in the lower
+    // four rows are dead by its ownership, the upper ones alive.
+    let eval = Arc::new(FnEvaluator(move |i: &EvalInput| {
+        let size = i.position.size();
+        let n = size * size + 1;
+        let mut policy = vec![0.01 / n as f32; n];
+        policy[policy_index(d5, size)] = 0.99;
+        let black = i.position.to_move() == Color::Black;
+        let ownership = (0..size * size)
+            .map(|k| {
+                let p = Point::new(k % size, k / size);
+                let o = match i.position.board().get(p) {
+                    Some(Color::White) if p.y() < 5 => -1.0,
+                    _ => 1.0,
+                };
+                if black {
+                    o
+                } else {
+                    -o
+                }
+            })
+            .collect();
+        EvalOutput {
+            shortterm_error: None,
+            policy,
+            value: if black {
+                [0.99, 0.01, 0.0]
+            } else {
+                [0.01, 0.99, 0.0]
+            },
+            score_lead: if black { 20.0 } else { -20.0 },
+            ownership: Some(ownership),
+        }
+    }));
+    let r = search(eval, pos.clone(), 16);
+    let d = decide(&pos, &r);
+    for bad in ["D5", "G1"] {
+        assert_ne!(d.mv, mv(bad, 9), "{d:?}: a self-atari of a black string");
+    }
 }

@@ -17,9 +17,9 @@
 //!    a pass is mostly that of the game ending at once; dame points, which
 //!    touch living stones of both colours, do not count), play the
 //!    search's most visited move on an open point that it does not think
-//!    loses; pass when there is none.
+//!    loses and that is not a self-atari; pass when there is none.
 //! 2. Otherwise, never pass while a dame point we can legally fill is
-//!    left.
+//!    left, other than a self-atari (filling it hands the stone over).
 //! 3. Never pass while some point is unsettled: not pass-alive (Benson)
 //!    and with search ownership below [`SETTLED`] in absolute value.
 //!    (Without ownership, a point not pass-alive is unsettled unless the
@@ -40,7 +40,11 @@
 //!
 //! When the search's own choice was a pass but a rule says play, the move
 //! is the search's most visited non-pass move, else a dame point, else
-//! any legal non-eye move. Pure function; cheap next to a search.
+//! any legal non-eye move, never a self-atari ([`is_self_atari`]) unless
+//! passing loses anyway. (A search with few visits ranks moves it has
+//! barely read: at 16 visits, the first dame point by board order and a
+//! once-visited "winning" move were both self-ataris that lost games.)
+//! Pure function; cheap next to a search.
 
 use super::backup::certainly_dead;
 use super::SearchResult;
@@ -149,24 +153,44 @@ pub fn decide_with(
 
     let playable =
         |p: Point| board.is_empty(p) && !board.is_eye(me, p) && position.is_legal(Move::Place(p));
+    let safe = |mv: Move| match mv {
+        Move::Place(p) => !is_self_atari(board, me, p),
+        Move::Pass => false,
+    };
+    // Dame worth filling: a self-atari there only hands stones over.
     let dame: Vec<Point> = board
         .points()
-        .filter(|&p| board.is_empty(p) && owners[p.index()].is_none() && playable(p))
+        .filter(|&p| {
+            board.is_empty(p) && owners[p.index()].is_none() && playable(p) && safe(Move::Place(p))
+        })
         .collect();
-    let alternative = || -> Option<Move> {
-        result
-            .moves
-            .iter()
-            .map(|m| m.mv)
-            .find(|&mv| mv != Move::Pass && position.is_legal(mv))
+    // A move when the search chose to pass but a rule says play: the
+    // search's most visited one, else a dame, else any point; not a
+    // self-atari, unless `desperate` (passing loses anyway).
+    let alternative = |desperate: bool| -> Option<Move> {
+        let searched = || {
+            result
+                .moves
+                .iter()
+                .map(|m| m.mv)
+                .filter(|&mv| mv != Move::Pass && position.is_legal(mv))
+        };
+        let anywhere = || board.points().filter(|&p| playable(p)).map(Move::Place);
+        searched()
+            .find(|&mv| safe(mv))
             .or_else(|| dame.first().map(|&p| Move::Place(p)))
-            .or_else(|| board.points().find(|&p| playable(p)).map(Move::Place))
+            .or_else(|| anywhere().find(|&mv| safe(mv)))
+            .or_else(|| {
+                desperate
+                    .then(|| searched().next().or_else(|| anywhere().next()))
+                    .flatten()
+            })
     };
     let play_or_pass = |reason: PassReason| -> PassDecision {
         let mv = if result.best != Move::Pass {
             Some(result.best)
         } else {
-            alternative()
+            alternative(reason == PassReason::BehindAfterPass)
         };
         match mv {
             Some(mv) => PassDecision { mv, reason },
@@ -203,7 +227,9 @@ pub fn decide_with(
                     && !is_dame(p)
             };
             let play_on = result.moves.iter().find(|m| match m.mv {
-                Move::Place(p) => open(p) && m.winrate >= 0.5 && position.is_legal(m.mv),
+                Move::Place(p) => {
+                    open(p) && m.winrate >= 0.5 && position.is_legal(m.mv) && safe(m.mv)
+                }
                 Move::Pass => false,
             });
             if let Some(m) = play_on {
@@ -218,7 +244,13 @@ pub fn decide_with(
     if !dame.is_empty() {
         let mv = match result.best {
             Move::Place(_) => result.best,
-            Move::Pass => Move::Place(dame[0]),
+            // The search's own ranking among the dame, else the first.
+            Move::Pass => result
+                .moves
+                .iter()
+                .filter_map(|m| m.mv.point())
+                .find(|p| dame.contains(p))
+                .map_or(Move::Place(dame[0]), Move::Place),
         };
         return PassDecision {
             mv,
@@ -246,6 +278,21 @@ pub fn decide_with(
         };
     }
     pass_or_capture(PassReason::Settled)
+}
+
+/// Whether `color` playing at the empty point `p` captures nothing and
+/// leaves the new stone's string with at most one liberty: stones handed
+/// to the opponent.
+pub fn is_self_atari(board: &Board, color: Color, p: Point) -> bool {
+    if board.would_capture(color, p) {
+        return false;
+    }
+    if board.is_suicide(color, p) {
+        return true;
+    }
+    let mut after = board.clone();
+    after.place(color, p);
+    after.liberties(p) <= 1
 }
 
 /// Whether a string of either colour that is not certainly dead (inside
@@ -296,8 +343,12 @@ pub fn capture_before_pass(position: &Position, dead: &[Point]) -> Option<Move> 
 
 /// A move of `color` towards capturing the `dead` enemy stones: a liberty,
 /// among `cands` (sorted), of the dead string with the fewest liberties.
-/// A capture or a move that keeps two liberties comes first, else any move
-/// whose stone stays on the board. `None` if none is playable.
+/// A capture or a move that keeps two liberties comes first, else a lone
+/// stone in atari (a throw-in: losing it costs nothing under area
+/// scoring). Never a self-atari that joins our stones: the opponent would
+/// take the whole string, and a string believed alive with it (the move
+/// that filled our own liberty in a capturing race lost a won game).
+/// `None` if none is playable.
 pub fn capture_dead(pos: &Position, color: Color, dead: &[Point], cands: &[Point]) -> Option<Move> {
     let board = pos.board();
     let mut strings: Vec<(usize, Point)> = dead
@@ -317,7 +368,7 @@ pub fn capture_dead(pos: &Position, color: Color, dead: &[Point], cands: &[Point
             if b.liberties(lib) >= 2 || board.liberties(s) == 1 {
                 return Some(Move::Place(lib));
             }
-            if b.get(lib) == Some(color) {
+            if b.get(lib) == Some(color) && b.string_size(lib) == 1 {
                 fallback.get_or_insert(Move::Place(lib));
             }
         }
