@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use tengen::eval::fake::UniformEvaluator;
 use tengen::search::{Limits, SearchConfig};
-use tengen_train::arena::{play, series, series_parallel, GtpPlayer, SeriesConfig, Tengen};
+use tengen_train::arena::{
+    game_seed, play, series, series_parallel, GtpPlayer, SeriesConfig, Tengen,
+};
 
 /// A fake GTP engine (POSIX shell) that always answers `genmove` with
 /// `MOVE`.
@@ -189,8 +191,24 @@ fn seedable_engine_gets_a_seed_per_game() {
     cfg.sgf_dir = None;
     series(&cfg, &mut t, &mut engine, |_, _, _| {}).unwrap();
     let sent = std::fs::read_to_string(&log).unwrap();
-    assert!(sent.contains("set_random_seed 11\n"), "{sent}");
-    assert!(sent.contains("set_random_seed 12\n"), "{sent}");
+    for i in 0..2 {
+        let want = format!("set_random_seed {}\n", game_seed(cfg.seed, i) % (1 << 31));
+        assert!(sent.contains(&want), "{want} not in {sent}");
+    }
+}
+
+#[test]
+fn series_with_nearby_seeds_share_no_game_seeds() {
+    // With `seed + i`, seeds 41 and 51 shared 190 of 200 game seeds.
+    let a: std::collections::HashSet<u64> = (0..1000).map(|i| game_seed(41, i)).collect();
+    assert_eq!(a.len(), 1000, "game seeds repeat within a series");
+    for other in [40, 42, 51, 141] {
+        let shared = (0..1000)
+            .filter(|&i| a.contains(&game_seed(other, i)))
+            .count();
+        assert_eq!(shared, 0, "seed {other} shares {shared} game seeds with 41");
+    }
+    assert_eq!(game_seed(41, 7), game_seed(41, 7));
 }
 
 #[test]
