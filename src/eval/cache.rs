@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::{evaluate_all, EvalInput, EvalOutput, Evaluator};
-use crate::rules::{Color, KoRule, Move};
+use crate::rules::{mix, Color, KoRule, Move};
 
 /// How many independently locked parts the cache has.
 pub const SHARDS: usize = 16;
@@ -249,16 +249,6 @@ fn color_code(c: Color) -> u64 {
         Color::Black => 1,
         Color::White => 2,
     }
-}
-
-/// A 64-bit mix of two words (splitmix64 finaliser).
-fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a
-        .wrapping_add(b.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// An order-dependent hash of a sequence of words.

@@ -18,7 +18,7 @@ use rand::SeedableRng;
 use super::{policy_index, EvalInput, EvalOutput, Evaluator};
 use crate::rules::playout::playout;
 use crate::rules::score::area_with_owners;
-use crate::rules::{Board, Color, Move, Point, Position};
+use crate::rules::{mix, Board, Color, Move, Point, Position};
 
 /// Uniform policy over the legal moves (pass included), value 0.5/0.5.
 #[derive(Clone, Copy, Debug, Default)]
@@ -322,16 +322,6 @@ impl<E: Evaluator> Evaluator for SlowEvaluator<E> {
             self.per_position
         )
     }
-}
-
-/// A 64-bit mix of two words (splitmix64 finaliser).
-fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a
-        .wrapping_add(b.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// A number in [0, 1) from a hash.

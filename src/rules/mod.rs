@@ -27,6 +27,7 @@ pub use position::{IllegalMove, Position, RulesError};
 pub use ruleset::{HandicapBonus, KoRule, Ruleset, Scoring, Tax};
 pub use score::{area_count, AreaCount, Score, TerritoryCount};
 pub use symmetry::Symmetry;
+pub use zobrist::mix;
 
 /// Zobrist key of a stone, exposed for code that hashes positions itself.
 pub fn zobrist_stone(c: Color, p: Point) -> u64 {

@@ -4,12 +4,20 @@
 use super::color::Color;
 use super::point::{Point, CELLS};
 
-const fn splitmix(state: u64) -> (u64, u64) {
-    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = s;
+/// A 64-bit mix of two words: the SplitMix64 finaliser of
+/// `a + (b + 1)·φ`. `mix(x, 0)` is SplitMix64's output for state `x`.
+pub const fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a
+        .wrapping_add(b.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (s, z ^ (z >> 31))
+    z ^ (z >> 31)
+}
+
+/// One SplitMix64 step: the next state and the output.
+const fn splitmix(state: u64) -> (u64, u64) {
+    (state.wrapping_add(0x9E37_79B9_7F4A_7C15), mix(state, 0))
 }
 
 const fn make_keys() -> [[u64; CELLS]; 2] {

@@ -395,13 +395,7 @@ impl SeriesConfig {
 /// 2026-12-02 it was `seed + i`, and seeds 41 and 51 played 178 of the same
 /// 200 games, shifted by ten.)
 pub fn game_seed(seed: u64, i: u32) -> u64 {
-    fn splitmix64(x: u64) -> u64 {
-        let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    splitmix64(splitmix64(seed) ^ u64::from(i))
+    tengen::rules::mix(tengen::rules::mix(seed, 0) ^ u64::from(i), 0)
 }
 
 /// Plays game `i` of a series: `a` is Black in even games. Returns the
