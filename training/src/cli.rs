@@ -346,6 +346,10 @@ pub(crate) struct SpArgs {
     /// Share of games under Japanese rules (territory scoring).
     #[arg(long, default_value_t = 0.25)]
     pub(crate) territory_prob: f32,
+    /// Share of the area-scored games under Tromp-Taylor, New Zealand or
+    /// AGA rules (a third each) instead of Chinese.
+    #[arg(long, default_value_t = 0.25)]
+    pub(crate) area_variants: f32,
     /// Share of games opening with 1-4 moves from the raw policy.
     #[arg(long, default_value_t = 0.3)]
     pub(crate) opening_prob: f32,
@@ -397,6 +401,7 @@ impl SpArgs {
             komi_wide: self.komi_wide,
             komi_integer: self.komi_integer,
             territory_prob: self.territory_prob,
+            area_variants: self.area_variants,
             opening_prob: self.opening_prob,
             resign_threshold: (self.resign >= 0.0).then_some(self.resign),
             resign_check_fraction: self.resign_check,

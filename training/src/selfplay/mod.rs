@@ -53,7 +53,12 @@
 //!   `territory_prob` share of games uses Japanese rules (territory
 //!   scoring, simple ko; the count takes stones in the other side's
 //!   pass-alive area as prisoners, the search scores its terminal nodes
-//!   the same way), the rest Chinese rules.
+//!   the same way), the rest area scoring: Chinese rules, except that an
+//!   `area_variants` share of those games is played under Tromp-Taylor
+//!   (suicide allowed), New Zealand (situational superko, suicide) or AGA
+//!   (situational superko) rules, a third each, so the net's ko and
+//!   suicide inputs take every value it will meet (a net that never saw
+//!   them answered those rules with an arbitrary komi curve).
 //! - **Varied openings**: in an `opening_prob` share of games the first
 //!   1..=`opening_max` moves are drawn from the net's raw policy at
 //!   temperature 1 (no search, no training sample), so games branch from
@@ -77,221 +82,15 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tengen::analysis::batching::BatchingEvaluator;
 use tengen::eval::{policy_index, Evaluator};
-use tengen::rules::{Color, Move, Ruleset, Scoring};
+use tengen::rules::{Color, Move};
 use tengen::search::{GumbelConfig, Limits, MoveInfo, Search, SearchConfig};
 
 use crate::game::{result_text, Game};
 use crate::shard::{self, Sample, HAS_OWNERSHIP, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
 use crate::util::derive_seed;
 
-/// Self-play settings.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct SelfplayConfig {
-    /// Games to play in this run.
-    pub games: usize,
-    /// Games played at once (worker threads sharing the evaluator).
-    pub parallel: usize,
-    pub visits_full: u64,
-    pub visits_fast: u64,
-    /// Probability of a full search per move.
-    pub full_prob: f32,
-    pub min_size: usize,
-    pub max_size: usize,
-    /// Komi range: every drawn komi is clamped to it, and a `komi_wide`
-    /// share of games draws uniformly from it.
-    pub min_komi: f32,
-    pub max_komi: f32,
-    /// Normal spread around the fair komi (0: always the fair komi, or a
-    /// uniform draw from the range when `komi_wide` is 1).
-    pub komi_stdev: f32,
-    /// Share of games with komi uniform over `[min_komi, max_komi]`.
-    pub komi_wide: f32,
-    /// Share of games with a whole-point komi (the rest: x.5).
-    pub komi_integer: f32,
-    /// Share of games under Japanese rules (territory scoring).
-    pub territory_prob: f32,
-    /// Share of games whose first moves come from the raw policy.
-    pub opening_prob: f32,
-    /// At most this many such moves on 9×9 (scaled by board area).
-    pub opening_max: usize,
-    /// Root Dirichlet noise on full searches.
-    pub noise: bool,
-    pub temp_start: f32,
-    pub temp_end: f32,
-    /// Temperature half-life in moves on 19×19 (scaled by area).
-    pub temp_halflife: f32,
-    /// Resign when the winrate stays below this (None: never).
-    pub resign_threshold: Option<f32>,
-    pub resign_consecutive: u32,
-    /// Fraction of games that never resign.
-    pub resign_check_fraction: f32,
-    /// Instead of resigning, play the decided game out to the end with
-    /// plain searches of this many visits, recording no policy targets
-    /// (0: resign). Resigned games teach the score and ownership heads
-    /// nothing, and their result is the search's judgement: with a net
-    /// blind to komi, outcomes and the kept scores came out independent
-    /// of komi (see the module docs).
-    #[serde(default)]
-    pub decided_visits: u32,
-    /// KataGo's forced-playout constant `k` for full searches, with
-    /// policy-target pruning (0: off).
-    pub forced_k: f32,
-    /// Games stop after `max_moves_factor * size * size` moves.
-    pub max_moves_factor: f32,
-    /// Games per shard file.
-    pub games_per_shard: usize,
-    /// Leaves a search gathers per evaluator call.
-    pub batch_size: usize,
-    /// Evaluator queues working at once (games split among them): 2 on
-    /// two cores lets two batches run at the same time.
-    #[serde(default = "one")]
-    pub eval_lanes: usize,
-    pub seed: u64,
-    /// Full searches are Gumbel root searches over this many sampled moves
-    /// (`None`: off; see the module docs).
-    #[serde(default)]
-    pub gumbel_m: Option<usize>,
-    /// The Gumbel search's `c_scale` (σ(q) = (c_visit + max N) · c_scale ·
-    /// q): 0.1 as in DeepMind's mctx; the paper's 1.0 makes the improved
-    /// policy nearly one-hot at these visit counts.
-    #[serde(default = "default_c_scale")]
-    pub gumbel_c_scale: f32,
-}
-
-fn one() -> usize {
-    1
-}
-
-fn default_c_scale() -> f32 {
-    0.1
-}
-
-impl Default for SelfplayConfig {
-    fn default() -> Self {
-        SelfplayConfig {
-            games: 16,
-            parallel: 8,
-            visits_full: 32,
-            visits_fast: 40,
-            full_prob: 1.0,
-            min_size: 9,
-            max_size: 9,
-            min_komi: -10.0,
-            max_komi: 20.0,
-            komi_stdev: 3.0,
-            komi_wide: 0.25,
-            komi_integer: 0.5,
-            territory_prob: 0.25,
-            opening_prob: 0.3,
-            opening_max: 4,
-            noise: true,
-            temp_start: 0.8,
-            temp_end: 0.2,
-            temp_halflife: 19.0,
-            resign_threshold: Some(0.05),
-            resign_consecutive: 3,
-            resign_check_fraction: 0.1,
-            decided_visits: 8,
-            forced_k: 2.0,
-            max_moves_factor: 2.0,
-            games_per_shard: 16,
-            batch_size: 8,
-            eval_lanes: 1,
-            seed: 1,
-            gumbel_m: Some(16),
-            gumbel_c_scale: default_c_scale(),
-        }
-    }
-}
-
-impl SelfplayConfig {
-    /// Rejects impossible settings with a reason.
-    pub fn check(&self) -> Result<(), String> {
-        if !(2..=19).contains(&self.min_size)
-            || !(2..=19).contains(&self.max_size)
-            || self.min_size > self.max_size
-        {
-            return Err("board sizes must satisfy 2 <= min <= max <= 19".into());
-        }
-        if self.visits_full == 0 || self.visits_fast == 0 {
-            return Err("visits must be at least 1".into());
-        }
-        for (name, p) in [
-            ("full_prob", self.full_prob),
-            ("komi_wide", self.komi_wide),
-            ("komi_integer", self.komi_integer),
-            ("territory_prob", self.territory_prob),
-            ("opening_prob", self.opening_prob),
-        ] {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(format!("{name} must be in [0, 1]"));
-            }
-        }
-        if self.gumbel_m == Some(0) {
-            return Err("gumbel_m must be at least 1".into());
-        }
-        if !(self.gumbel_c_scale > 0.0 && self.gumbel_c_scale <= 100.0) {
-            return Err("gumbel_c_scale must be in (0, 100]".into());
-        }
-        if !(self.komi_stdev >= 0.0 && self.komi_stdev <= 50.0) {
-            return Err("komi_stdev must be in [0, 50]".into());
-        }
-        if !(self.min_komi <= self.max_komi
-            && self.min_komi.abs() <= 150.0
-            && self.max_komi.abs() <= 150.0)
-        {
-            return Err("komi range must be ordered and within ±150".into());
-        }
-        if self.parallel == 0 || self.games_per_shard == 0 || self.batch_size == 0 {
-            return Err("parallel, games_per_shard and batch_size must be at least 1".into());
-        }
-        if !(self.temp_start >= 0.0 && self.temp_end >= 0.0 && self.temp_halflife > 0.0) {
-            return Err("temperatures must be >= 0 and the half-life > 0".into());
-        }
-        Ok(())
-    }
-}
-
-/// KataGo's fair komi for a board of `size` under `scoring` (9×9 and up;
-/// smaller boards favour Black by more, and get the range's draw).
-pub fn fair_komi(size: usize, scoring: Scoring) -> f32 {
-    let area = if size >= 9 { 7.0 } else { 9.0 };
-    match scoring {
-        Scoring::Area => area,
-        Scoring::Territory => area - 1.0,
-    }
-}
-
-impl SelfplayConfig {
-    /// The rules of one game of `size` (see the module docs), drawn with
-    /// `rng`.
-    pub fn draw_rules(&self, size: usize, rng: &mut impl Rng) -> Ruleset {
-        let base = if rng.random::<f32>() < self.territory_prob {
-            Ruleset::japanese()
-        } else {
-            Ruleset::chinese()
-        };
-        if self.min_komi == self.max_komi {
-            return base.with_komi(self.min_komi);
-        }
-        let komi = if rng.random::<f32>() < self.komi_wide {
-            rng.random_range(self.min_komi..=self.max_komi)
-        } else {
-            // Box-Muller: one standard normal draw.
-            let u1 = rng.random::<f32>().max(1e-7);
-            let u2 = rng.random::<f32>();
-            let z = (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos();
-            fair_komi(size, base.scoring) + self.komi_stdev * z
-        };
-        let komi = komi.clamp(self.min_komi, self.max_komi);
-        let komi = if rng.random::<f32>() < self.komi_integer {
-            komi.round()
-        } else {
-            komi.floor() + 0.5
-        };
-        base.with_komi(komi.clamp(self.min_komi.ceil() - 0.5, self.max_komi.floor() + 0.5))
-    }
-}
+mod config;
+pub use config::{fair_komi, SelfplayConfig};
 
 /// What a run produced.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -773,53 +572,6 @@ fn choose(p: &[f32], temp: f32, size: usize, rng: &mut StdRng) -> Option<Move> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rules_cover_komi_and_scorings_around_the_fair_value() {
-        let cfg = SelfplayConfig::default();
-        let mut rng = StdRng::seed_from_u64(3);
-        let draws: Vec<Ruleset> = (0..4000).map(|_| cfg.draw_rules(9, &mut rng)).collect();
-        let territory = draws
-            .iter()
-            .filter(|r| r.scoring == Scoring::Territory)
-            .count() as f64
-            / 4000.0;
-        assert!(
-            (territory - 0.25).abs() < 0.03,
-            "territory share {territory}"
-        );
-        assert!(draws
-            .iter()
-            .all(|r| r.scoring == Scoring::Area || r.ko == tengen::rules::KoRule::Simple));
-        let komi: Vec<f32> = draws.iter().map(|r| r.komi).collect();
-        assert!(komi.iter().all(|k| (-10.0..=20.0).contains(k)));
-        assert!(
-            komi.iter().all(|k| (k * 2.0).fract() == 0.0),
-            "whole or half points"
-        );
-        let half = komi.iter().filter(|k| k.fract() != 0.0).count() as f64 / 4000.0;
-        assert!((half - 0.5).abs() < 0.04, "half-point share {half}");
-        // Most games near the fair komi of their scoring, some far off.
-        let near = draws
-            .iter()
-            .filter(|r| (r.komi - fair_komi(9, r.scoring)).abs() <= 3.5)
-            .count() as f64
-            / 4000.0;
-        assert!((0.5..0.8).contains(&near), "near share {near}");
-        assert!(komi.iter().any(|&k| k <= -5.0) && komi.iter().any(|&k| k >= 15.0));
-        // A fixed komi stays fixed.
-        let fixed = SelfplayConfig {
-            min_komi: 7.0,
-            max_komi: 7.0,
-            ..SelfplayConfig::default()
-        };
-        assert!((0..50).all(|_| fixed.draw_rules(9, &mut rng).komi == 7.0));
-    }
-}
-
-#[cfg(test)]
 mod gumbel_tests {
     use super::*;
     use tengen::eval::fake::HeuristicEvaluator;
@@ -862,6 +614,52 @@ mod gumbel_tests {
             }
         }
         assert_eq!(n, s.samples);
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    /// Games drawn under Tromp-Taylor, New Zealand or AGA rules are played
+    /// and recorded under them, and their samples carry those rules' ko
+    /// and suicide inputs (V7 globals 6-8).
+    #[test]
+    fn area_variant_games_are_played_and_encoded_under_their_rules() {
+        let out = std::env::temp_dir().join(format!("tengen-variant-sp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let cfg = SelfplayConfig {
+            games: 12,
+            games_per_shard: 12,
+            territory_prob: 0.0,
+            area_variants: 1.0,
+            max_moves_factor: 1.0,
+            ..tiny()
+        };
+        let eval = Arc::new(HeuristicEvaluator::new(7));
+        let s = run(&cfg, eval, &out, 0, &ProgressBar::hidden()).unwrap();
+        assert_eq!(s.games, 12);
+        let sgf: Vec<String> = std::fs::read_dir(out.join("sgf"))
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        let count = |ru: &str| sgf.iter().map(|g| g.matches(ru).count()).sum::<usize>();
+        let (tt, nz, aga) = (count("RU[tromp-taylor]"), count("RU[nz]"), count("RU[aga]"));
+        assert_eq!(tt + nz + aga, 12, "{tt} {nz} {aga}");
+        assert!(tt > 0 && nz > 0 && aga > 0, "{tt} {nz} {aga}");
+        // (ko rule set, positional +0.5 / situational -0.5, suicide)
+        let mut seen = std::collections::BTreeSet::new();
+        for p in shard::list(&out).unwrap() {
+            for x in shard::read(&p).unwrap() {
+                let key = (
+                    x.global[6] as i32,
+                    (x.global[7] * 2.0) as i32,
+                    x.global[8] as i32,
+                );
+                assert!(
+                    [(1, 1, 1), (1, -1, 1), (1, -1, 0)].contains(&key),
+                    "rules inputs {key:?}"
+                );
+                seen.insert(key);
+            }
+        }
+        assert_eq!(seen.len(), 3, "{seen:?}");
         let _ = std::fs::remove_dir_all(&out);
     }
 
