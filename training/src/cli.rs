@@ -103,6 +103,37 @@ pub(crate) enum Cmd {
         #[command(flatten)]
         s: StreamArgs,
     },
+    /// Move prediction and value accuracy of any net (tengen's or a
+    /// KataGo model) on a fixed subset of gzip SGF collections: the
+    /// numbers `sl-stream` reports at its checkpoints, for any model and
+    /// any split (the same settings pick the same positions).
+    SlEval {
+        /// The net: tengen's .safetensors or a KataGo .bin.gz.
+        #[arg(long)]
+        model: PathBuf,
+        /// Folder of the *.sgfs.gz collections, read in place.
+        #[arg(long, default_value = "../shared/datasets/human-19x19/")]
+        data: PathBuf,
+        /// Read the collections whose file name contains this (`-val`,
+        /// `-test`, `tom-9d-val`, ...).
+        #[arg(long, default_value = "-val")]
+        split: String,
+        /// Games, spread over the files...
+        #[arg(long, default_value_t = 150)]
+        games: usize,
+        /// ...and one in this many of their positions.
+        #[arg(long, default_value_t = 10)]
+        every: usize,
+        /// Move-prediction targets only from players of this rank or
+        /// stronger (`none`: every player), as `sl-stream --min-rank`.
+        #[arg(long, default_value = "6d")]
+        min_rank: String,
+        #[arg(long, default_value_t = 19)]
+        size: usize,
+        /// Positions per net call.
+        #[arg(long, default_value_t = 64)]
+        batch: usize,
+    },
     /// Candidate against the best net; promote the winner.
     Gate {
         #[arg(long)]

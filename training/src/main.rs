@@ -178,6 +178,39 @@ fn run(cli: Cli) -> Result<(), String> {
             let t = tengen_train::human::run::run(&cfg, &out, &init, &device)?;
             print_json(&t);
         }
+        Cmd::SlEval {
+            model,
+            data,
+            split,
+            games,
+            every,
+            min_rank,
+            size,
+            batch,
+        } => {
+            let min_rank = if min_rank.eq_ignore_ascii_case("none") {
+                None
+            } else {
+                Some(
+                    tengen_train::human::record::parse_rank(&min_rank)
+                        .ok_or_else(|| format!("bad --min-rank {min_rank:?}"))?,
+                )
+            };
+            let opts = tengen_train::human::record::Options {
+                min_rank,
+                ..Default::default()
+            };
+            let spec = tengen_train::human::eval::EvalSpec {
+                data: &data,
+                split: &split,
+                games,
+                every,
+                size,
+                batch,
+            };
+            let r = tengen_train::human::eval::evaluate_file(&model, &spec, &opts, &device)?;
+            print_json(&r);
+        }
         Cmd::Gate {
             candidate,
             best,

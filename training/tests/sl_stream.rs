@@ -14,6 +14,7 @@ use rand::{Rng, SeedableRng};
 use tengen::features::v7;
 use tengen::rules::{Color, Move, Point, Position, Ruleset};
 use tengen::sgf::GameRecord;
+use tengen_train::human::eval::{evaluate_file, EvalSpec};
 use tengen_train::human::packed::Packed;
 use tengen_train::human::record::{game_samples, Options, Skip};
 use tengen_train::human::run::{self, HumanConfig};
@@ -423,6 +424,73 @@ fn a_killed_run_resumes_at_the_same_step_with_the_same_weights() {
     let top1 = rows[2].split(',').nth(12).unwrap();
     assert!(top1.parse::<f64>().is_ok(), "{top1}");
     let _ = v7::GLOBAL;
+}
+
+#[test]
+fn sl_eval_of_the_exported_net_repeats_the_runs_val_numbers() {
+    one_thread();
+    let root = common::tmp("sls-eval");
+    let dir = dataset(&root, 10, &[]);
+    let init = Init::Fresh(common::tiny());
+    let dev = Device::flex();
+    let out = root.join("run");
+    let cfg = run_cfg(&dir, 3);
+    run::run(&cfg, &out, &init, &dev).unwrap();
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.join("ckpt-0000000003").join("state.json")).unwrap(),
+    )
+    .unwrap();
+    let want = &state["last_val"];
+    let spec = EvalSpec {
+        data: &dir,
+        split: "-val",
+        games: cfg.val_games,
+        every: cfg.val_every,
+        size: 9,
+        batch: cfg.batch,
+    };
+    let got = evaluate_file(
+        &out.join("model.safetensors"),
+        &spec,
+        &Options::default(),
+        &dev,
+    )
+    .unwrap();
+    assert!(got.positions > 0);
+    assert_eq!(want["positions"], got.positions);
+    for (key, v) in [
+        ("top1", got.top1),
+        ("top5", got.top5),
+        ("value_acc", got.value_acc),
+    ] {
+        let w = want[key].as_f64().unwrap();
+        assert!((w - v).abs() < 1e-9, "{key}: run {w}, sl-eval {v}");
+    }
+    let ll = want["policy_ll"].as_f64().unwrap();
+    assert!(
+        (ll - got.policy_ll).abs() < 1e-4,
+        "ll: run {ll}, sl-eval {}",
+        got.policy_ll
+    );
+    // A missing model or split is an error, not a panic.
+    assert!(evaluate_file(
+        &root.join("none.safetensors"),
+        &spec,
+        &Options::default(),
+        &dev
+    )
+    .is_err());
+    let nothing = EvalSpec {
+        split: "-test",
+        ..spec
+    };
+    let e = evaluate_file(
+        &out.join("model.safetensors"),
+        &nothing,
+        &Options::default(),
+        &dev,
+    );
+    assert!(e.is_err_and(|e| e.contains("-test")));
 }
 
 /// The shared dataset, when this machine has it (tests run in training/).

@@ -12,9 +12,10 @@ use std::path::PathBuf;
 
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;
-use burn::tensor::Tensor;
+use burn::tensor::{Device, Tensor};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
+use tengen::net::Net;
 use tengen::rules::Symmetry;
 use tengen::sgf::GameRecord;
 
@@ -131,15 +132,56 @@ pub struct ValReport {
     pub top1_by_file: Vec<(String, f64, usize)>,
 }
 
-/// Evaluates the val set in batches of `batch` (no symmetry).
+/// The outputs validation reads from one batch: board and pass logits of
+/// policy channel 0, value logits, and the loss terms when the net has
+/// the training heads.
+struct Scored {
+    policy: Tensor<4>,
+    pass: Tensor<2>,
+    value: Tensor<2>,
+    loss: Option<LossReport>,
+}
+
+/// Evaluates the val set in batches of `batch` (no symmetry) on the net
+/// being trained, with its loss terms.
 pub fn evaluate(trainer: &Trainer, val: &ValSet, batch: usize) -> Option<ValReport> {
+    let net = trainer.net.valid();
+    let device = trainer.device();
+    score(val, batch, |b| {
+        let (x, g) = loss::inputs(b, tengen::features::v7::SPATIAL, device);
+        let out = net.forward(x, g);
+        let (policy, pass, value) = (out.policy.clone(), out.pass.clone(), out.value.clone());
+        let (_, rep) = loss::compute(out, b, device);
+        Scored {
+            policy,
+            pass,
+            value,
+            loss: Some(rep),
+        }
+    })
+}
+
+/// Evaluates the val set on any playing net (tengen's or KataGo's): move
+/// prediction and value only, no loss terms.
+pub fn evaluate_model(net: &Net, device: &Device, val: &ValSet, batch: usize) -> Option<ValReport> {
+    score(val, batch, |b| {
+        let (x, g) = loss::inputs(b, tengen::features::v7::SPATIAL, device);
+        let h = net.forward_heads(x, g);
+        Scored {
+            policy: h.policy,
+            pass: h.pass,
+            value: h.value,
+            loss: None,
+        }
+    })
+}
+
+fn score(val: &ValSet, batch: usize, mut run: impl FnMut(&Batch) -> Scored) -> Option<ValReport> {
     let samples = &val.samples[..];
     if samples.is_empty() {
         return None;
     }
     let mut by_file = vec![(0usize, 0usize); val.files.len()];
-    let net = trainer.net.valid();
-    let device = trainer.device();
     let mut r = ValReport::default();
     let (mut pol_n, mut top1, mut top5, mut ll) = (0usize, 0usize, 0usize, 0f64);
     let mut phase = [(0usize, 0usize); 3];
@@ -151,20 +193,19 @@ pub fn evaluate(trainer: &Trainer, val: &ValSet, batch: usize) -> Option<ValRepo
         let full: Vec<_> = chunk.iter().map(Packed::unpack).collect();
         let rows: Vec<_> = full.iter().map(|s| (s, Symmetry::IDENTITY)).collect();
         let b = Batch::new(size, &rows);
-        let (x, g) = loss::inputs(&b, tengen::features::v7::SPATIAL, device);
-        let out = net.forward(x, g);
+        let out = run(&b);
         let rows_n = chunk.len();
         let pol = out
             .policy
-            .clone()
             .slice([0..rows_n, 0..1, 0..size, 0..size])
             .reshape([rows_n, n]);
-        let pass = out.pass.clone().slice([0..rows_n, 0..1]);
+        let pass = out.pass.slice([0..rows_n, 0..1]);
         let logp: Tensor<2> = log_softmax(Tensor::cat(vec![pol, pass], 1), 1);
         let logp: Vec<f32> = logp.into_data().iter::<f32>().collect();
-        let value: Vec<f32> = out.value.clone().into_data().iter::<f32>().collect();
-        let (_, rep) = loss::compute(out, &b, device);
-        r.loss.add(&rep);
+        let value: Vec<f32> = out.value.into_data().iter::<f32>().collect();
+        if let Some(rep) = out.loss {
+            r.loss.add(&rep);
+        }
         batches += 1;
         for (i, s) in chunk.iter().enumerate() {
             if s.flags & HAS_POLICY != 0 && (s.policy as usize) <= n {
@@ -224,4 +265,54 @@ pub fn evaluate(trainer: &Trainer, val: &ValSet, batch: usize) -> Option<ValRepo
         .sum::<f64>()
         / vn.max(1) as f64;
     Some(r)
+}
+
+/// Which positions [`evaluate_file`] reads.
+pub struct EvalSpec<'a> {
+    /// Folder of the collections.
+    pub data: &'a std::path::Path,
+    /// Collections whose file name contains this.
+    pub split: &'a str,
+    pub games: usize,
+    pub every: usize,
+    pub size: usize,
+    pub batch: usize,
+}
+
+/// Loads the net at `model` (tengen's or KataGo's format) and evaluates
+/// it on the positions `spec` picks, printing a summary line on stderr.
+pub fn evaluate_file(
+    model: &std::path::Path,
+    spec: &EvalSpec,
+    opts: &Options,
+    device: &Device,
+) -> Result<ValReport, String> {
+    let net =
+        tengen::net::load_any(model, device).map_err(|e| format!("{}: {e}", model.display()))?;
+    let files = super::stream::collection_files(spec.data, spec.split)?;
+    let val = load_val(&files, spec.games, spec.every, spec.size, opts)?;
+    let t = std::time::Instant::now();
+    let r = evaluate_model(&net, device, &val, spec.batch)
+        .ok_or_else(|| format!("no positions in the {:?} collections", spec.split))?;
+    eprintln!(
+        "{}: {} positions from {} games ({} skipped) in {:.0} s: top-1 {:.1}% top-5 {:.1}% \
+         ll {:.3} | value {:.1}% (by phase {:.1} / {:.1} / {:.1}%, ECE {:.3})",
+        model.display(),
+        r.positions,
+        val.stats.games,
+        val.stats.skipped_total(),
+        t.elapsed().as_secs_f64(),
+        100.0 * r.top1,
+        100.0 * r.top5,
+        r.policy_ll,
+        100.0 * r.value_acc,
+        100.0 * r.value_acc_phase[0],
+        100.0 * r.value_acc_phase[1],
+        100.0 * r.value_acc_phase[2],
+        r.value_ece
+    );
+    for (name, top1, n) in &r.top1_by_file {
+        eprintln!("  {name}: top-1 {:.1}% of {n}", 100.0 * top1);
+    }
+    Ok(r)
 }
