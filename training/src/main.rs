@@ -208,7 +208,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 size,
                 batch,
             };
-            let r = tengen_train::human::eval::evaluate_file(&model, &spec, &opts, &device)?;
+            let r = tengen_train::human::eval::evaluate_file(&model, &spec, &opts, &backend)?;
             print_json(&r);
         }
         Cmd::Gate {

@@ -12,6 +12,7 @@ use burn::tensor::Device;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tengen::features::v7;
+use tengen::net::device::Backend;
 use tengen::rules::{Color, Move, Point, Position, Ruleset};
 use tengen::sgf::GameRecord;
 use tengen_train::human::eval::{evaluate_file, EvalSpec};
@@ -449,13 +450,13 @@ fn sl_eval_of_the_exported_net_repeats_the_runs_val_numbers() {
         size: 9,
         batch: cfg.batch,
     };
-    let got = evaluate_file(
-        &out.join("model.safetensors"),
-        &spec,
-        &Options::default(),
-        &dev,
-    )
-    .unwrap();
+    let burn = Backend {
+        device: dev.clone(),
+        fast: false,
+    };
+    let model = out.join("model.safetensors");
+    let opts = Options::default();
+    let got = evaluate_file(&model, &spec, &opts, &burn).unwrap();
     assert!(got.positions > 0);
     assert_eq!(want["positions"], got.positions);
     for (key, v) in [
@@ -472,24 +473,30 @@ fn sl_eval_of_the_exported_net_repeats_the_runs_val_numbers() {
         "ll: run {ll}, sl-eval {}",
         got.policy_ll
     );
+    // The fast CPU path scores the same positions alike (its outputs agree
+    // with burn's to ~1e-5, so at most a near-tie may change a top-1).
+    let fast = Backend {
+        device: dev.clone(),
+        fast: true,
+    };
+    let quick = evaluate_file(&model, &spec, &opts, &fast).unwrap();
+    assert_eq!(quick.positions, got.positions);
+    let one = 1.0 / got.positions as f64 + 1e-9;
+    assert!(
+        (quick.top1 - got.top1).abs() <= one,
+        "{} vs {}",
+        quick.top1,
+        got.top1
+    );
+    assert!((quick.value_acc - got.value_acc).abs() <= one);
+    assert!((quick.policy_ll - got.policy_ll).abs() < 1e-3);
     // A missing model or split is an error, not a panic.
-    assert!(evaluate_file(
-        &root.join("none.safetensors"),
-        &spec,
-        &Options::default(),
-        &dev
-    )
-    .is_err());
+    assert!(evaluate_file(&root.join("none.safetensors"), &spec, &opts, &burn).is_err());
     let nothing = EvalSpec {
         split: "-test",
         ..spec
     };
-    let e = evaluate_file(
-        &out.join("model.safetensors"),
-        &nothing,
-        &Options::default(),
-        &dev,
-    );
+    let e = evaluate_file(&model, &nothing, &opts, &burn);
     assert!(e.is_err_and(|e| e.contains("-test")));
 }
 
