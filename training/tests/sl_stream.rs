@@ -21,6 +21,7 @@ use tengen_train::human::record::{game_samples, Options, Skip};
 use tengen_train::human::run::{self, HumanConfig};
 use tengen_train::human::stream::{self, Stream, StreamConfig, StreamPos};
 use tengen_train::shard::{HAS_OWNERSHIP, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
+use tengen_train::train::data::KomiShift;
 use tengen_train::train::Init;
 
 /// flex sums in rayon's pool: one thread for bit-exact comparisons.
@@ -498,6 +499,37 @@ fn sl_eval_of_the_exported_net_repeats_the_runs_val_numbers() {
     };
     let e = evaluate_file(&model, &nothing, &opts, &burn);
     assert!(e.is_err_and(|e| e.contains("-test")));
+}
+
+#[test]
+fn komi_shift_given_on_resume_takes_effect() {
+    one_thread();
+    let root = common::tmp("sls-komi-resume");
+    let dir = dataset(&root, 10, &[]);
+    let init = Init::Fresh(common::tiny());
+    let dev = Device::flex();
+    let out = root.join("run");
+    let first = HumanConfig {
+        stop_after: Some(3),
+        ..run_cfg(&dir, 6)
+    };
+    run::run(&first, &out, &init, &dev).unwrap();
+    let shift = |step: &str| {
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join(step).join("state.json")).unwrap())
+                .unwrap();
+        v["stream"]["komi_shift"].clone()
+    };
+    assert!(shift("ckpt-0000000003").is_null());
+    let resumed = HumanConfig {
+        komi_shift: KomiShift::from_flags(0.5, 12.0),
+        ..run_cfg(&dir, 6)
+    };
+    let s = run::run(&resumed, &out, &init, &dev).unwrap();
+    assert_eq!(s.steps_run, 3, "resumed at step 3");
+    let k = shift("ckpt-0000000006");
+    assert_eq!(k["prob"].as_f64(), Some(0.5), "{k}");
+    assert_eq!(k["max"].as_f64(), Some(12.0), "{k}");
 }
 
 /// The shared dataset, when this machine has it (tests run in training/).

@@ -164,6 +164,47 @@ fn metrics_row(
     crate::util::append_csv_row(&out.join("metrics.csv"), HEADER, &line)
 }
 
+/// On resume the stream's positions come from the checkpoint (files, size,
+/// window, batch, keep, ranks, seed: exact resume), and a command line
+/// that asks for other values is told so. Komi augmentation follows the
+/// command line: it changes only counted samples' komi, score and outcome,
+/// after their symmetry is drawn, so the positions stay the same.
+fn resume_settings(stream: &mut StreamConfig, cfg: &HumanConfig) {
+    if stream.komi_shift != cfg.komi_shift {
+        let show = |k: Option<KomiShift>| {
+            k.map_or("off".to_string(), |k| {
+                format!("{} up to {} points", k.prob, k.max)
+            })
+        };
+        eprintln!(
+            "komi shift: {} from the command line (the checkpoint had {})",
+            show(cfg.komi_shift),
+            show(stream.komi_shift)
+        );
+        stream.komi_shift = cfg.komi_shift;
+    }
+    let kept = [
+        ("--size", stream.size != cfg.size),
+        ("--window-games", stream.window_games != cfg.window_games),
+        ("--batch", stream.batch != cfg.batch),
+        ("--seed", stream.seed != cfg.seed),
+        ("--no-augment", stream.augment != cfg.augment),
+        ("--keep", stream.options.keep != cfg.options.keep),
+        (
+            "--min-rank",
+            stream.options.min_rank != cfg.options.min_rank,
+        ),
+    ];
+    for (flag, differs) in kept {
+        if differs {
+            eprintln!(
+                "note: {flag} differs from the checkpoint's; the checkpoint's value is kept \
+                 (a resumed run sees the batches it would have seen)"
+            );
+        }
+    }
+}
+
 /// Runs (or resumes) training in `out`; see the module docs.
 pub fn run(
     cfg: &HumanConfig,
@@ -174,7 +215,8 @@ pub fn run(
     cfg.check()?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let (mut trainer, mut state) = match Trainer::load_as::<HumanState>(out, device)? {
-        Some((t, s)) => {
+        Some((t, mut s)) => {
+            resume_settings(&mut s.stream, cfg);
             eprintln!(
                 "resuming {} at step {} (epoch {} window {} batch {})",
                 out.display(),
