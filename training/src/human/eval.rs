@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
+use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use tengen::net::device::Backend;
@@ -149,7 +150,7 @@ struct Scored {
 pub fn evaluate(trainer: &Trainer, val: &ValSet, batch: usize) -> Option<ValReport> {
     let net = trainer.net.valid();
     let device = trainer.device();
-    score(val, batch, |b| {
+    score(val, batch, None, |b| {
         let (x, g) = loss::inputs(b, tengen::features::v7::SPATIAL, device);
         let out = net.forward(x, g);
         let (policy, pass, value) = (out.policy.clone(), out.pass.clone(), out.value.clone());
@@ -166,16 +167,17 @@ pub fn evaluate(trainer: &Trainer, val: &ValSet, batch: usize) -> Option<ValRepo
 /// Evaluates the val set on any playing net (tengen's or KataGo's): move
 /// prediction and value only, no loss terms. With `fast`, on the fast CPU
 /// path ([`FastNet`], several times quicker than burn on KataGo's nets),
-/// else through burn on `device`.
+/// else through burn on `device`; `progress` counts positions.
 pub fn evaluate_model(
     net: &Net,
     device: &Device,
     fast: bool,
     val: &ValSet,
     batch: usize,
+    progress: Option<&ProgressBar>,
 ) -> Result<Option<ValReport>, String> {
     if !fast {
-        return Ok(score(val, batch, |b| {
+        return Ok(score(val, batch, progress, |b| {
             let (x, g) = loss::inputs(b, tengen::features::v7::SPATIAL, device);
             let h = net.forward_heads(x, g);
             Scored {
@@ -187,7 +189,7 @@ pub fn evaluate_model(
         }));
     }
     let packed = FastNet::new(net).map_err(|e| e.to_string())?;
-    Ok(score(val, batch, |b| {
+    Ok(score(val, batch, progress, |b| {
         let o = packed.forward(&b.spatial, &b.global, b.rows, b.size);
         let ch = o.policy_channels;
         let tensor = |v: Vec<f32>, shape: Vec<usize>| TensorData::new(v, shape);
@@ -200,7 +202,12 @@ pub fn evaluate_model(
     }))
 }
 
-fn score(val: &ValSet, batch: usize, mut run: impl FnMut(&Batch) -> Scored) -> Option<ValReport> {
+fn score(
+    val: &ValSet,
+    batch: usize,
+    progress: Option<&ProgressBar>,
+    mut run: impl FnMut(&Batch) -> Scored,
+) -> Option<ValReport> {
     let samples = &val.samples[..];
     if samples.is_empty() {
         return None;
@@ -231,6 +238,9 @@ fn score(val: &ValSet, batch: usize, mut run: impl FnMut(&Batch) -> Scored) -> O
             r.loss.add(&rep);
         }
         batches += 1;
+        if let Some(p) = progress {
+            p.inc(rows_n as u64);
+        }
         for (i, s) in chunk.iter().enumerate() {
             if s.flags & HAS_POLICY != 0 && (s.policy as usize) <= n {
                 let row = &logp[i * (n + 1)..(i + 1) * (n + 1)];
@@ -317,8 +327,14 @@ pub fn evaluate_file(
     let files = super::stream::collection_files(spec.data, spec.split)?;
     let val = load_val(&files, spec.games, spec.every, spec.size, opts)?;
     let t = std::time::Instant::now();
-    let r = evaluate_model(&net, device, backend.fast, &val, spec.batch)?
-        .ok_or_else(|| format!("no positions in the {:?} collections", spec.split))?;
+    let bar = ProgressBar::new(val.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("sl-eval {bar:30} {pos}/{len} positions {elapsed}, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let r = evaluate_model(&net, device, backend.fast, &val, spec.batch, Some(&bar));
+    bar.finish_and_clear();
+    let r = r?.ok_or_else(|| format!("no positions in the {:?} collections", spec.split))?;
     eprintln!(
         "{}: {} positions from {} games ({} skipped) in {:.0} s: top-1 {:.1}% top-5 {:.1}% \
          ll {:.3} | value {:.1}% (by phase {:.1} / {:.1} / {:.1}%, ECE {:.3})",
