@@ -537,9 +537,11 @@ pub(crate) struct StreamArgs {
     /// Count +Time results as value targets (default: no value target).
     #[arg(long)]
     pub(crate) time_value: bool,
-    /// Probability of keeping each position of a game.
-    #[arg(long, default_value_t = 0.5)]
-    pub(crate) keep: f64,
+    /// Probability of keeping each position of a game [default: 0.5]. On
+    /// resume, given: from the start of the next window on; not given: the
+    /// checkpoint's.
+    #[arg(long)]
+    pub(crate) keep: Option<f64>,
     /// Games per shuffle window.
     #[arg(long, default_value_t = 2000)]
     pub(crate) window_games: usize,
@@ -570,9 +572,11 @@ pub(crate) struct StreamArgs {
     #[arg(long)]
     pub(crate) no_augment: bool,
     /// Komi augmentation, as for `train`: this share of the positions of
-    /// counted games (a numeric result) is seen at another komi (0: off).
-    #[arg(long, default_value_t = 0.0, value_parser = share)]
-    pub(crate) komi_shift: f32,
+    /// counted games (a numeric result) is seen at another komi (0: off)
+    /// [default: 0]. On resume, given: takes effect; not given: the
+    /// checkpoint's.
+    #[arg(long, value_parser = share)]
+    pub(crate) komi_shift: Option<f32>,
     /// The largest komi shift, in points.
     #[arg(long, default_value_t = 6.0, value_parser = komi_points)]
     pub(crate) komi_shift_max: f32,
@@ -605,7 +609,7 @@ impl StreamArgs {
                 min_rank,
                 no_policy_for: self.no_policy_for.clone(),
                 time_value: self.time_value,
-                keep: self.keep,
+                keep: self.keep.unwrap_or(0.5),
             },
             window_games: self.window_games,
             batch: self.batch,
@@ -618,7 +622,11 @@ impl StreamArgs {
             val_every: self.val_every,
             seed: self.seed,
             augment: !self.no_augment,
-            komi_shift: KomiShift::from_flags(self.komi_shift, self.komi_shift_max),
+            komi_shift: KomiShift::from_flags(self.komi_shift.unwrap_or(0.0), self.komi_shift_max),
+            resume: tengen_train::human::run::ResumeOverrides {
+                keep: self.keep.is_some(),
+                komi_shift: self.komi_shift.is_some(),
+            },
             queue: self.queue,
             progress_secs: self.progress_secs,
             stop_after: self.stop_after,

@@ -18,7 +18,7 @@ use tengen::sgf::GameRecord;
 use tengen_train::human::eval::{evaluate_file, EvalSpec};
 use tengen_train::human::packed::Packed;
 use tengen_train::human::record::{game_samples, Options, Skip};
-use tengen_train::human::run::{self, HumanConfig};
+use tengen_train::human::run::{self, HumanConfig, ResumeOverrides};
 use tengen_train::human::stream::{self, Stream, StreamConfig, StreamPos};
 use tengen_train::shard::{HAS_OWNERSHIP, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
 use tengen_train::train::data::KomiShift;
@@ -380,6 +380,7 @@ fn run_cfg(dir: &Path, steps: u64) -> HumanConfig {
         seed: 3,
         augment: true,
         komi_shift: None,
+        resume: ResumeOverrides::default(),
         queue: 2,
         progress_secs: 0.0,
         stop_after: None,
@@ -521,15 +522,75 @@ fn komi_shift_given_on_resume_takes_effect() {
         v["stream"]["komi_shift"].clone()
     };
     assert!(shift("ckpt-0000000003").is_null());
+    // Not given on the command line: the checkpoint's setting stays.
+    let same = HumanConfig {
+        stop_after: Some(1),
+        ..run_cfg(&dir, 6)
+    };
+    run::run(&same, &out, &init, &dev).unwrap();
+    assert!(shift("ckpt-0000000004").is_null());
     let resumed = HumanConfig {
         komi_shift: KomiShift::from_flags(0.5, 12.0),
+        resume: ResumeOverrides {
+            komi_shift: true,
+            ..ResumeOverrides::default()
+        },
         ..run_cfg(&dir, 6)
     };
     let s = run::run(&resumed, &out, &init, &dev).unwrap();
-    assert_eq!(s.steps_run, 3, "resumed at step 3");
+    assert_eq!(s.steps_run, 2, "resumed at step 4");
     let k = shift("ckpt-0000000006");
     assert_eq!(k["prob"].as_f64(), Some(0.5), "{k}");
     assert_eq!(k["max"].as_f64(), Some(12.0), "{k}");
+}
+
+#[test]
+fn keep_given_on_resume_moves_on_to_the_next_window() {
+    one_thread();
+    let root = common::tmp("sls-keep-resume");
+    let dir = dataset(&root, 10, &[]);
+    let init = Init::Fresh(common::tiny());
+    let dev = Device::flex();
+    let out = root.join("run");
+    let first = HumanConfig {
+        stop_after: Some(3),
+        ..run_cfg(&dir, 6)
+    };
+    run::run(&first, &out, &init, &dev).unwrap();
+    let state = |step: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(out.join(step).join("state.json")).unwrap()).unwrap()
+    };
+    let before = state("ckpt-0000000003");
+    assert_eq!(before["stream"]["options"]["keep"].as_f64(), Some(0.7));
+    let window = before["next"]["window"].as_u64().unwrap();
+    let epoch = before["next"]["epoch"].as_u64().unwrap();
+    let resumed = HumanConfig {
+        options: Options {
+            keep: 0.3,
+            ..Options::default()
+        },
+        resume: ResumeOverrides {
+            keep: true,
+            ..ResumeOverrides::default()
+        },
+        stop_after: Some(1),
+        ..run_cfg(&dir, 6)
+    };
+    let s = run::run(&resumed, &out, &init, &dev).unwrap();
+    assert_eq!(s.steps_run, 1);
+    let after = state("ckpt-0000000004");
+    assert_eq!(after["stream"]["options"]["keep"].as_f64(), Some(0.3));
+    // Step 4 was the first batch of the window after the one step 3 was
+    // in (or of the next epoch, when that window was the epoch's last).
+    let (e, w, b) = (
+        after["next"]["epoch"].as_u64().unwrap(),
+        after["next"]["window"].as_u64().unwrap(),
+        after["next"]["batch"].as_u64().unwrap(),
+    );
+    assert!(
+        (e == epoch && w == window + 1 && b == 1) || (e == epoch + 1 && w == 0 && b == 1),
+        "next {e}/{w}/{b} after {epoch}/{window}"
+    );
 }
 
 /// The shared dataset, when this machine has it (tests run in training/).

@@ -49,6 +49,10 @@ pub struct HumanConfig {
     /// before it had none).
     #[serde(default)]
     pub komi_shift: Option<KomiShift>,
+    /// Which of `options.keep` and `komi_shift` replace the checkpoint's
+    /// on resume (the command line gave them).
+    #[serde(default)]
+    pub resume: ResumeOverrides,
     /// Batches queued ahead of the trainer.
     pub queue: usize,
     /// Seconds between progress lines on stderr (0: none).
@@ -165,12 +169,38 @@ fn metrics_row(
 }
 
 /// On resume the stream's positions come from the checkpoint (files, size,
-/// window, batch, keep, ranks, seed: exact resume), and a command line
-/// that asks for other values is told so. Komi augmentation follows the
-/// command line: it changes only counted samples' komi, score and outcome,
-/// after their symmetry is drawn, so the positions stay the same.
-fn resume_settings(stream: &mut StreamConfig, cfg: &HumanConfig) {
-    if stream.komi_shift != cfg.komi_shift {
+/// window, batch, ranks, seed: exact resume), and a command line that asks
+/// for other values is told so. Two settings follow the command line when
+/// it gives them:
+/// - komi augmentation: it changes only counted samples' komi, score and
+///   outcome, after their symmetry is drawn, so the positions stay the
+///   same;
+/// - `--keep`, the share of each game's positions used: the windows hold
+///   the same games whatever it is, so the run moves on to the start of
+///   the next window (the rest of the current one is skipped) and keeps
+///   the new share from there.
+fn resume_settings(state: &mut HumanState, cfg: &HumanConfig) {
+    let stream = &mut state.stream;
+    if cfg.resume.keep && stream.options.keep != cfg.options.keep {
+        let next = StreamPos {
+            epoch: state.next.epoch,
+            window: state.next.window + 1,
+            batch: 0,
+        };
+        eprintln!(
+            "keep: {} of each game's positions from the command line (the checkpoint had {}); \
+             moving on from epoch {} window {} batch {} to the start of window {}",
+            cfg.options.keep,
+            stream.options.keep,
+            state.next.epoch,
+            state.next.window,
+            state.next.batch,
+            next.window
+        );
+        stream.options.keep = cfg.options.keep;
+        state.next = next;
+    }
+    if cfg.resume.komi_shift && stream.komi_shift != cfg.komi_shift {
         let show = |k: Option<KomiShift>| {
             k.map_or("off".to_string(), |k| {
                 format!("{} up to {} points", k.prob, k.max)
@@ -189,7 +219,6 @@ fn resume_settings(stream: &mut StreamConfig, cfg: &HumanConfig) {
         ("--batch", stream.batch != cfg.batch),
         ("--seed", stream.seed != cfg.seed),
         ("--no-augment", stream.augment != cfg.augment),
-        ("--keep", stream.options.keep != cfg.options.keep),
         (
             "--min-rank",
             stream.options.min_rank != cfg.options.min_rank,
@@ -205,6 +234,14 @@ fn resume_settings(stream: &mut StreamConfig, cfg: &HumanConfig) {
     }
 }
 
+/// Settings of a resumed run that the command line may change (see
+/// [`resume_settings`]); the others always come from the checkpoint.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct ResumeOverrides {
+    pub keep: bool,
+    pub komi_shift: bool,
+}
+
 /// Runs (or resumes) training in `out`; see the module docs.
 pub fn run(
     cfg: &HumanConfig,
@@ -216,7 +253,7 @@ pub fn run(
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let (mut trainer, mut state) = match Trainer::load_as::<HumanState>(out, device)? {
         Some((t, mut s)) => {
-            resume_settings(&mut s.stream, cfg);
+            resume_settings(&mut s, cfg);
             eprintln!(
                 "resuming {} at step {} (epoch {} window {} batch {})",
                 out.display(),
