@@ -11,6 +11,7 @@
 //!   crate ([`gemm`]); transforms, norms and activations are plain loops
 //!   compiled for AVX-512, AVX2 + FMA and the baseline and chosen at run
 //!   time ([`simd`]).
+//! - Denormal floats are flushed to zero during a pass ([`ftz`]).
 //! - Buffers belong to a [`Scratch`] that a pass borrows from a pool and
 //!   gives back: after the first pass at a batch size and board size,
 //!   nothing is allocated.
@@ -23,6 +24,7 @@ pub mod act;
 pub mod blocks;
 pub mod conv;
 pub mod epi;
+pub mod ftz;
 pub mod gemm;
 pub mod heads;
 mod pack;
@@ -102,6 +104,7 @@ impl FastNet {
     /// # Panics
     /// When `spatial` or `global` is shorter than the shape says.
     pub fn forward(&self, spatial: &[f32], global: &[f32], batch: usize, size: usize) -> RawOutput {
+        let _ftz = ftz::FlushDenormals::new();
         let mut s = self
             .pool
             .lock()
