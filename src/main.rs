@@ -488,6 +488,10 @@ fn judge(j: &JudgeArgs) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    // Denormals flushed to zero in every thread started from here on (the
+    // burn backends' pools too): see `tengen::net::fast::ftz`.
+    #[cfg(feature = "net")]
+    let _ftz = tengen::net::fast::ftz::FlushDenormals::new();
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

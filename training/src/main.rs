@@ -444,6 +444,9 @@ fn run(cli: Cli) -> Result<(), String> {
 }
 
 fn main() {
+    // Denormals flushed to zero in every thread started from here on
+    // (burn's pools for training too): see `tengen::net::fast::ftz`.
+    let _ftz = tengen::net::fast::ftz::FlushDenormals::new();
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
         eprintln!("tengen-train: {e}");

@@ -92,4 +92,17 @@ mod tests {
         }
         assert!(halved(tiny) > 0.0, "the mode is restored");
     }
+
+    /// A process that sets the mode first thing gives it to the threads it
+    /// starts afterwards (rayon's pools among them): Linux copies the
+    /// control register into a new thread.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[test]
+    fn threads_started_under_the_guard_inherit_it() {
+        let tiny = f32::MIN_POSITIVE;
+        let g = FlushDenormals::new();
+        let inside = std::thread::spawn(move || halved(tiny)).join().unwrap();
+        drop(g);
+        assert_eq!(inside, 0.0);
+    }
 }
