@@ -502,25 +502,31 @@ fn sl_eval_of_the_exported_net_repeats_the_runs_val_numbers() {
     assert!(e.is_err_and(|e| e.contains("-test")));
 }
 
-#[test]
-fn komi_shift_given_on_resume_takes_effect() {
+/// A run on a fresh synthetic dataset in temp folder `name`, stopped
+/// right after its checkpoint at step 3: (data folder, run folder).
+fn stopped_at_step_3(name: &str) -> (PathBuf, PathBuf) {
     one_thread();
-    let root = common::tmp("sls-komi-resume");
+    let root = common::tmp(name);
     let dir = dataset(&root, 10, &[]);
-    let init = Init::Fresh(common::tiny());
-    let dev = Device::flex();
     let out = root.join("run");
     let first = HumanConfig {
         stop_after: Some(3),
         ..run_cfg(&dir, 6)
     };
-    run::run(&first, &out, &init, &dev).unwrap();
-    let shift = |step: &str| {
-        let v: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(out.join(step).join("state.json")).unwrap())
-                .unwrap();
-        v["stream"]["komi_shift"].clone()
-    };
+    run::run(&first, &out, &Init::Fresh(common::tiny()), &Device::flex()).unwrap();
+    (dir, out)
+}
+
+/// The `state.json` of checkpoint `step` in run folder `out`.
+fn state_at(out: &Path, step: &str) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join(step).join("state.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn komi_shift_given_on_resume_takes_effect() {
+    let (dir, out) = stopped_at_step_3("sls-komi-resume");
+    let (init, dev) = (Init::Fresh(common::tiny()), Device::flex());
+    let shift = |step: &str| state_at(&out, step)["stream"]["komi_shift"].clone();
     assert!(shift("ckpt-0000000003").is_null());
     // Not given on the command line: the checkpoint's setting stays.
     let same = HumanConfig {
@@ -546,20 +552,9 @@ fn komi_shift_given_on_resume_takes_effect() {
 
 #[test]
 fn keep_given_on_resume_moves_on_to_the_next_window() {
-    one_thread();
-    let root = common::tmp("sls-keep-resume");
-    let dir = dataset(&root, 10, &[]);
-    let init = Init::Fresh(common::tiny());
-    let dev = Device::flex();
-    let out = root.join("run");
-    let first = HumanConfig {
-        stop_after: Some(3),
-        ..run_cfg(&dir, 6)
-    };
-    run::run(&first, &out, &init, &dev).unwrap();
-    let state = |step: &str| -> serde_json::Value {
-        serde_json::from_slice(&std::fs::read(out.join(step).join("state.json")).unwrap()).unwrap()
-    };
+    let (dir, out) = stopped_at_step_3("sls-keep-resume");
+    let (init, dev) = (Init::Fresh(common::tiny()), Device::flex());
+    let state = |step: &str| state_at(&out, step);
     let before = state("ckpt-0000000003");
     assert_eq!(before["stream"]["options"]["keep"].as_f64(), Some(0.7));
     let window = before["next"]["window"].as_u64().unwrap();

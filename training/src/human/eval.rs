@@ -135,6 +135,31 @@ pub struct ValReport {
     pub top1_by_file: Vec<(String, f64, usize)>,
 }
 
+impl ValReport {
+    /// One line: move prediction, then value accuracy by phase and ECE.
+    pub fn summary(&self) -> String {
+        format!(
+            "top-1 {:.1}% top-5 {:.1}% ll {:.3} | value {:.1}% (by phase {:.1} / {:.1} / {:.1}%, \
+             ECE {:.3})",
+            100.0 * self.top1,
+            100.0 * self.top5,
+            self.policy_ll,
+            100.0 * self.value_acc,
+            100.0 * self.value_acc_phase[0],
+            100.0 * self.value_acc_phase[1],
+            100.0 * self.value_acc_phase[2],
+            self.value_ece
+        )
+    }
+
+    /// Prints top-1 by val file on stderr, a line each.
+    pub fn print_by_file(&self) {
+        for (name, top1, n) in &self.top1_by_file {
+            eprintln!("  {name}: top-1 {:.1}% of {n}", 100.0 * top1);
+        }
+    }
+}
+
 /// The outputs validation reads from one batch: board and pass logits of
 /// policy channel 0, value logits, and the loss terms when the net has
 /// the training heads.
@@ -336,24 +361,14 @@ pub fn evaluate_file(
     bar.finish_and_clear();
     let r = r?.ok_or_else(|| format!("no positions in the {:?} collections", spec.split))?;
     eprintln!(
-        "{}: {} positions from {} games ({} skipped) in {:.0} s: top-1 {:.1}% top-5 {:.1}% \
-         ll {:.3} | value {:.1}% (by phase {:.1} / {:.1} / {:.1}%, ECE {:.3})",
+        "{}: {} positions from {} games ({} skipped) in {:.0} s: {}",
         model.display(),
         r.positions,
         val.stats.games,
         val.stats.skipped_total(),
         t.elapsed().as_secs_f64(),
-        100.0 * r.top1,
-        100.0 * r.top5,
-        r.policy_ll,
-        100.0 * r.value_acc,
-        100.0 * r.value_acc_phase[0],
-        100.0 * r.value_acc_phase[1],
-        100.0 * r.value_acc_phase[2],
-        r.value_ece
+        r.summary()
     );
-    for (name, top1, n) in &r.top1_by_file {
-        eprintln!("  {name}: top-1 {:.1}% of {n}", 100.0 * top1);
-    }
+    r.print_by_file();
     Ok(r)
 }

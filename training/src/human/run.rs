@@ -405,22 +405,8 @@ pub fn run(
                 [sps, sps * flops as f64 / 1e9, wait],
             )?;
             if let Some(v) = &v {
-                eprintln!(
-                    "checkpoint at step {}: val top-1 {:.1}% top-5 {:.1}% ll {:.3} | value {:.1}% \
-                     (by phase {:.1} / {:.1} / {:.1}%, ECE {:.3})",
-                    trainer.step,
-                    100.0 * v.top1,
-                    100.0 * v.top5,
-                    v.policy_ll,
-                    100.0 * v.value_acc,
-                    100.0 * v.value_acc_phase[0],
-                    100.0 * v.value_acc_phase[1],
-                    100.0 * v.value_acc_phase[2],
-                    v.value_ece
-                );
-                for (name, top1, n) in &v.top1_by_file {
-                    eprintln!("  {name}: top-1 {:.1}% of {n}", 100.0 * top1);
-                }
+                eprintln!("checkpoint at step {}: val {}", trainer.step, v.summary());
+                v.print_by_file();
             }
             last_val = v;
             sum = LossReport::default();
