@@ -592,16 +592,18 @@ pub(crate) struct StreamArgs {
     pub(crate) stop_after: Option<u64>,
 }
 
+/// A `--min-rank` value (`6d`, `1p`, ...) on `parse_rank`'s scale.
+pub(crate) fn min_rank_flag(r: &str) -> Result<i32, String> {
+    tengen_train::human::record::parse_rank(r).ok_or_else(|| format!("bad --min-rank {r:?}"))
+}
+
 impl StreamArgs {
     pub(crate) fn config(
         &self,
         data: &Path,
     ) -> Result<tengen_train::human::run::HumanConfig, String> {
-        use tengen_train::human::record::{parse_rank, Options};
-        let min_rank = match &self.min_rank {
-            Some(r) => Some(parse_rank(r).ok_or_else(|| format!("bad --min-rank {r:?}"))?),
-            None => None,
-        };
+        use tengen_train::human::record::Options;
+        let min_rank = self.min_rank.as_deref().map(min_rank_flag).transpose()?;
         Ok(tengen_train::human::run::HumanConfig {
             data: data.to_path_buf(),
             size: self.size,

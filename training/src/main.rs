@@ -191,10 +191,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let min_rank = if min_rank.eq_ignore_ascii_case("none") {
                 None
             } else {
-                Some(
-                    tengen_train::human::record::parse_rank(&min_rank)
-                        .ok_or_else(|| format!("bad --min-rank {min_rank:?}"))?,
-                )
+                Some(cli::min_rank_flag(&min_rank)?)
             };
             let opts = tengen_train::human::record::Options {
                 min_rank,

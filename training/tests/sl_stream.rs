@@ -439,10 +439,7 @@ fn sl_eval_of_the_exported_net_repeats_the_runs_val_numbers() {
     let out = root.join("run");
     let cfg = run_cfg(&dir, 3);
     run::run(&cfg, &out, &init, &dev).unwrap();
-    let state: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(out.join("ckpt-0000000003").join("state.json")).unwrap(),
-    )
-    .unwrap();
+    let state = state_at(&out, "ckpt-0000000003");
     let want = &state["last_val"];
     let spec = EvalSpec {
         data: &dir,

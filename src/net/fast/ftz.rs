@@ -28,7 +28,11 @@ impl FlushDenormals {
     #[cfg(target_arch = "x86_64")]
     pub fn new() -> FlushDenormals {
         let saved = read_csr();
-        write_csr(saved | FTZ_DAZ);
+        // Already on in the binaries (set for every thread at start): no
+        // write on each forward pass then.
+        if saved & FTZ_DAZ != FTZ_DAZ {
+            write_csr(saved | FTZ_DAZ);
+        }
         FlushDenormals { saved }
     }
 
@@ -48,7 +52,9 @@ impl Default for FlushDenormals {
 impl Drop for FlushDenormals {
     fn drop(&mut self) {
         #[cfg(target_arch = "x86_64")]
-        write_csr(self.saved);
+        if self.saved & FTZ_DAZ != FTZ_DAZ {
+            write_csr(self.saved);
+        }
     }
 }
 

@@ -216,12 +216,11 @@ pub fn evaluate_model(
     let packed = FastNet::new(net).map_err(|e| e.to_string())?;
     Ok(score(val, batch, progress, |b| {
         let o = packed.forward(&b.spatial, &b.global, b.rows, b.size);
-        let ch = o.policy_channels;
-        let tensor = |v: Vec<f32>, shape: Vec<usize>| TensorData::new(v, shape);
+        let (b, ch) = (o.batch, o.policy_channels);
         Scored {
-            policy: Tensor::from_data(tensor(o.policy, vec![o.batch, ch, o.size, o.size]), device),
-            pass: Tensor::from_data(tensor(o.pass, vec![o.batch, ch]), device),
-            value: Tensor::from_data(tensor(o.value, vec![o.batch, 3]), device),
+            policy: Tensor::from_data(TensorData::new(o.policy, [b, ch, o.size, o.size]), device),
+            pass: Tensor::from_data(TensorData::new(o.pass, [b, ch]), device),
+            value: Tensor::from_data(TensorData::new(o.value, [b, 3]), device),
             loss: None,
         }
     }))
