@@ -148,6 +148,61 @@ fn random_symmetry_gives_valid_outputs() {
     }
 }
 
+/// A search's request for a random symmetry (`EvalInput::random_symmetry`,
+/// KataGo's `nnRandomize`) overrides the evaluator's fixed symmetry: every
+/// output is exactly the one of some fixed symmetry, and over repeated
+/// calls more than one of them turns up.
+#[test]
+fn an_input_asking_for_a_random_symmetry_gets_one_of_the_eight() {
+    let mut ev = evaluator();
+    let plain = game(
+        9,
+        &["C3", "C4", "D4", "D3", "E3", "B3", "G7"],
+        Symmetry::IDENTITY,
+    );
+    let fixed: Vec<[f32; 3]> = Symmetry::ALL
+        .iter()
+        .map(|&s| {
+            ev.symmetry = SymmetryChoice::Fixed(s);
+            ev.evaluate(std::slice::from_ref(&plain))
+                .pop()
+                .unwrap()
+                .value
+        })
+        .collect();
+    let distinct = |vs: &[[f32; 3]]| {
+        let mut v: Vec<_> = vs.to_vec();
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v.dedup();
+        v.len()
+    };
+    assert!(
+        distinct(&fixed) >= 4,
+        "the random net must tell the symmetries apart for this test to mean anything"
+    );
+    ev.symmetry = SymmetryChoice::Fixed(Symmetry::IDENTITY);
+    let asked = plain.clone().with_random_symmetry(true);
+    let seen: Vec<[f32; 3]> = (0..64)
+        .map(|_| {
+            ev.evaluate(std::slice::from_ref(&asked))
+                .pop()
+                .unwrap()
+                .value
+        })
+        .collect();
+    for v in &seen {
+        assert!(fixed.contains(v), "{v:?} is no symmetry's output");
+    }
+    assert!(distinct(&seen) >= 2, "64 calls all ran under one symmetry");
+    // Without the request the evaluator's own choice stands.
+    let own = ev
+        .evaluate(std::slice::from_ref(&plain))
+        .pop()
+        .unwrap()
+        .value;
+    assert_eq!(own, fixed[0]);
+}
+
 /// tengen's own nets leave KataGo's short-term error outputs untrained:
 /// the evaluator gives the search no error estimate from them.
 #[test]

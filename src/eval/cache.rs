@@ -66,6 +66,7 @@ impl CacheKey {
         h.add(rules.handicap_bonus as u64);
         h.add(input.friendly_pass_ok as u64);
         h.add(input.policy_optimism.to_bits() as u64);
+        h.add(input.random_symmetry as u64);
         h.add(
             pos.board()
                 .ko_point()
@@ -387,6 +388,10 @@ mod tests {
         let mut f = base.clone();
         f.friendly_pass_ok = false;
         variants.push(f);
+        variants.push(base.clone().with_policy_optimism(1.0));
+        // A search asking for random symmetries never gets the fixed
+        // symmetry's cached output, nor the other way round.
+        variants.push(base.clone().with_random_symmetry(true));
         let mut p = base.position.clone();
         p.play_move(Move::Pass).unwrap();
         p.set_to_move(Color::Black);

@@ -49,6 +49,12 @@ pub struct EvalInput {
     /// optimistic head (KataGo's `policyOptimism`): 0 the main policy, 1
     /// the optimistic one. Nets without that head ignore it.
     pub policy_optimism: f32,
+    /// Run the net under a random one of the board's eight symmetries
+    /// instead of the evaluator's own choice (KataGo's `nnRandomize`):
+    /// the search then averages over the net's orientation-dependent
+    /// errors instead of repeating one. Evaluators without symmetries
+    /// ignore it.
+    pub random_symmetry: bool,
 }
 
 impl EvalInput {
@@ -61,6 +67,7 @@ impl EvalInput {
             handicap_bonus: 0.0,
             friendly_pass_ok: true,
             policy_optimism: 0.0,
+            random_symmetry: false,
         }
     }
 
@@ -86,6 +93,13 @@ impl EvalInput {
     /// With the policy's optimism (see [`EvalInput::policy_optimism`]).
     pub fn with_policy_optimism(mut self, optimism: f32) -> EvalInput {
         self.policy_optimism = optimism;
+        self
+    }
+
+    /// With a random symmetry per evaluation (see
+    /// [`EvalInput::random_symmetry`]).
+    pub fn with_random_symmetry(mut self, random: bool) -> EvalInput {
+        self.random_symmetry = random;
         self
     }
 }

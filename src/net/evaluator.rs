@@ -227,7 +227,8 @@ impl Evaluator for NetEvaluator {
             let part = &batch[start..end];
             let syms: Vec<Symmetry> = part
                 .iter()
-                .map(|_| match self.symmetry {
+                .map(|inp| match self.symmetry {
+                    _ if inp.random_symmetry => Symmetry::ALL[rand::random_range(0..8)],
                     SymmetryChoice::Fixed(s) => s,
                     SymmetryChoice::Random => Symmetry::ALL[rand::random_range(0..8)],
                 })

@@ -47,6 +47,8 @@ pub(crate) struct Ctx<'a> {
     pub handicap_bonus: f32,
     /// Policy optimism for the evaluator: (at the root, elsewhere).
     pub optimism: (f32, f32),
+    /// Each evaluation under a random symmetry.
+    pub random_symmetry: bool,
     pub leaves_per_round: usize,
     pub stop: &'a AtomicBool,
     pub deadline: Option<Instant>,
@@ -316,7 +318,8 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
                         ctx.optimism.0
                     } else {
                         ctx.optimism.1
-                    }),
+                    })
+                    .with_random_symmetry(ctx.random_symmetry),
             );
             eval_nodes.push(leaf.node);
         }

@@ -418,6 +418,7 @@ impl Search {
             root_prev: &self.root_prev,
             handicap_bonus: self.handicap_bonus,
             optimism: (cfg.root_policy_optimism, cfg.policy_optimism),
+            random_symmetry: cfg.random_symmetry,
             leaves_per_round: batch,
             stop,
             deadline: None,

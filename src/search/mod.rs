@@ -106,6 +106,11 @@ pub struct SearchConfig {
     /// own nets train that head on the main target at a quarter weight.
     pub policy_optimism: f32,
     pub root_policy_optimism: f32,
+    /// Each evaluation under a random symmetry of the board (KataGo's
+    /// `nnRandomize`, on in its engine): the net's errors that depend on
+    /// the board's orientation average out over a subtree instead of
+    /// repeating in every node ([`EvalInput::random_symmetry`]).
+    pub random_symmetry: bool,
     /// KataGo's `valueWeightExponent`: node values recomputed from their
     /// children, a worse-looking child weighing less (0: plain means;
     /// `backup.rs` docs).
@@ -183,6 +188,7 @@ impl Default for SearchConfig {
             cpuct_stdev_scale: 0.0,
             policy_optimism: 1.0,
             root_policy_optimism: 0.2,
+            random_symmetry: false,
             value_weight_exponent: 0.0,
             uncertainty_coeff: 0.0,
             uncertainty_max_weight: 8.0,
@@ -464,7 +470,8 @@ impl Search {
             .with_recent(self.recent.clone())
             .with_prev_boards(self.root_prev.clone())
             .with_handicap_bonus(self.handicap_bonus)
-            .with_policy_optimism(self.config.root_policy_optimism);
+            .with_policy_optimism(self.config.root_policy_optimism)
+            .with_random_symmetry(self.config.random_symmetry);
         self.evaluator.evaluate(&[input]).into_iter().next()
     }
 
@@ -577,6 +584,7 @@ impl Search {
             root_prev: &self.root_prev,
             handicap_bonus: self.handicap_bonus,
             optimism: (cfg.root_policy_optimism, cfg.policy_optimism),
+            random_symmetry: cfg.random_symmetry,
             leaves_per_round: batch.div_ceil(threads),
             stop,
             deadline: limits.time.map(|t| start + t),

@@ -61,6 +61,10 @@ pub const NAMES: &[(&str, &str)] = &[
         "the same blend at the root (0-1; default 0.2)",
     ),
     (
+        "random-symmetry",
+        "each evaluation under a random symmetry of the board (KataGo's nnRandomize; true/false)",
+    ),
+    (
         "value-weight-exponent",
         "node values from their children, worse children weighing less (KataGo: 0.25)",
     ),
@@ -129,6 +133,7 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "uncertainty-max-weight" => cfg.uncertainty_max_weight = number(k, value, 0.01, 1000.0)?,
         "lcb-check" => cfg.lcb_check = flag(k, value)?,
         "play-pruning" => cfg.play_pruning = flag(k, value)?,
+        "random-symmetry" => cfg.random_symmetry = flag(k, value)?,
         _ => {
             let names: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
@@ -155,6 +160,7 @@ mod tests {
             let mut cfg = SearchConfig::default();
             let value = match *name {
                 "lcb-check" | "play-pruning" => "false",
+                "random-symmetry" => "true",
                 "cpuct-base" => "750",
                 _ => "0.75",
             };
