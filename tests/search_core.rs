@@ -432,3 +432,32 @@ fn value_weighted_backups_keep_counts_and_values_in_range() {
     let kids: u64 = r.moves.iter().map(|m| m.visits).sum();
     assert_eq!(kids, 299);
 }
+
+/// KataGo's subtree value bias, on two threads and across tree reuse:
+/// the visit accounting and the values stay what they must be.
+#[test]
+fn subtree_bias_keeps_counts_and_values_in_range_across_tree_reuse() {
+    let cfg = SearchConfig {
+        subtree_bias: 0.45,
+        ..config(2, 4)
+    };
+    let mut s = search(
+        Arc::new(HeuristicEvaluator::new(3).with_playouts(2)),
+        cfg,
+        9,
+    );
+    for _ in 0..3 {
+        let before = s.root_visits();
+        let r = run(&mut s, Limits::visits(before + 300));
+        assert_eq!(r.visits, before + 300);
+        assert!((0.0..=1.0).contains(&r.winrate), "{}", r.winrate);
+        assert!(r.score_lead.is_finite());
+        assert!(s.position().is_legal(r.best));
+        let kids: u64 = r.moves.iter().map(|m| m.visits).sum();
+        assert_eq!(kids, r.visits - 1);
+        let mut pos = s.position().clone();
+        let mover = pos.to_move();
+        pos.play_move(r.best).unwrap();
+        assert!(s.set_position(pos, vec![(mover, r.best)]));
+    }
+}

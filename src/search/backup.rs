@@ -61,6 +61,11 @@ pub(crate) struct Utility {
     /// The most an evaluation weighs (KataGo's `uncertaintyMaxWeight`);
     /// an exact terminal result weighs this much.
     pub uncertainty_max_weight: f64,
+    /// Subtree value bias factor and weight exponent (KataGo's
+    /// `subtreeValueBiasFactor` and `...WeightExponent`; factor 0: off;
+    /// `bias` module docs).
+    pub subtree_bias: f64,
+    pub subtree_bias_exp: f64,
 }
 
 impl Utility {
@@ -75,6 +80,8 @@ impl Utility {
             value_weight: 0.0,
             uncertainty_coeff: 0.0,
             uncertainty_max_weight: 1.0,
+            subtree_bias: 0.0,
+            subtree_bias_exp: 0.85,
         }
     }
 
@@ -232,23 +239,54 @@ pub(crate) fn certainly_dead(board: &Board) -> Vec<Point> {
     dead
 }
 
-/// Adds one visit with value `wl` and score `score` (both from the view of
-/// the player to move at `node`), weighing `weight`, to `node` and all its
-/// ancestors, and removes one in-flight mark from each. `ownership` (same view, dense) is
+/// One visit's result for [`backup`]: value `wl` and score `score` (both
+/// from the view of the player to move at the node), weighing `weight`;
+/// `bias` (same view) is added to its utility: the subtree bias
+/// correction of a node's first evaluation, 0 otherwise.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Visit {
+    pub wl: f32,
+    pub score: f32,
+    pub weight: f64,
+    pub bias: f64,
+}
+
+impl Visit {
+    pub fn new(wl: f32, score: f32, weight: f64) -> Visit {
+        Visit {
+            wl,
+            score,
+            weight,
+            bias: 0.0,
+        }
+    }
+
+    pub fn with_bias(self, bias: f64) -> Visit {
+        Visit { bias, ..self }
+    }
+}
+
+/// Adds one [`Visit`] to `node` and all its ancestors, and removes one
+/// in-flight mark from each. `ownership` (same view, dense) is
 /// added to the root's average; `flip_ownership` says whether the root's
 /// player to move is the other colour.
 pub(crate) fn backup(
     tree: &mut Tree,
     node: u32,
-    wl: f32,
-    score: f32,
+    visit: Visit,
     ownership: Option<(&[f32], bool)>,
     utility: &Utility,
-    weight: f64,
 ) {
+    let Visit {
+        wl,
+        score,
+        weight,
+        bias,
+    } = visit;
     // View of the player who moved into `node`.
     let mut v = -(wl as f64);
     let mut s = -(score as f64);
+    let mut b = -bias;
     // The player who moved into the root is the root's opponent, so the
     // view at `node` is the root player's when its depth is odd.
     let mut root_view = utility.dyn_weight != 0.0 && tree.depth(node) % 2 == 1;
@@ -262,15 +300,16 @@ pub(crate) fn backup(
         n.wl_sq_sum += weight * v * v;
         n.score_sum += weight * s;
         n.score_sq_sum += weight * s * s;
-        n.util_sum += weight * utility.of(v, s, root_view);
+        n.util_sum += weight * (utility.of(v, s, root_view) + b);
         let parent = n.parent;
-        if utility.value_weight > 0.0 && i != node {
+        if (utility.value_weight > 0.0 || utility.subtree_bias > 0.0) && i != node {
             // The mover here is the player whose view `root_view` is not.
             reweigh(tree, i, utility, !root_view);
         }
         i = parent;
         v = -v;
         s = -s;
+        b = -b;
         root_view = !root_view;
     }
     if let Some((own, flip)) = ownership {
@@ -286,6 +325,19 @@ pub(crate) fn backup(
         }
         tree.own_n += 1;
     }
+}
+
+/// The subtree bias correction of `node`'s own evaluation now (view of
+/// the player to move there; 0 when off or unknown).
+pub(crate) fn bias_of(tree: &Tree, node: u32, utility: &Utility) -> f64 {
+    let key = tree.nodes[node as usize].bias_key;
+    if utility.subtree_bias <= 0.0 || key == 0 {
+        return 0.0;
+    }
+    tree.bias
+        .get(&key)
+        .and_then(|e| e.mean())
+        .map_or(0.0, |m| utility.subtree_bias * m)
 }
 
 /// CDF of Student's t with 3 degrees of freedom.
@@ -322,13 +374,29 @@ fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool)
         nwl += w * c.wl_sum / n;
         ns += w * c.score_sum / n;
     }
-    let n = &mut tree.nodes[node as usize];
+    let n = &tree.nodes[node as usize];
     if nw <= 0.0 || n.visits == 0 || n.weight <= 0.0 {
         return;
     }
     // Children rescaled to their weights, plus the node's own evaluation.
     let (own_wl, own_score) = (n.own_wl as f64, n.own_score as f64);
-    let own_u = utility.of(own_wl, own_score, mover_root_view);
+    let mut own_u = utility.of(own_wl, own_score, mover_root_view);
+    if utility.subtree_bias > 0.0 && n.bias_key != 0 {
+        // Replace this node's contribution to its entry (`bias` docs).
+        let bw = w_sum.powf(utility.subtree_bias_exp);
+        let bd = (nu / nw - own_u) * bw;
+        let (key, last_d, last_w) = (n.bias_key, n.bias_delta, n.bias_weight);
+        let e = tree.bias.entry(key).or_default();
+        e.delta += bd - last_d;
+        e.weight += bw - last_w;
+        if let Some(m) = e.mean() {
+            own_u += utility.subtree_bias * m;
+        }
+        let n = &mut tree.nodes[node as usize];
+        n.bias_delta = bd;
+        n.bias_weight = bw;
+    }
+    let n = &mut tree.nodes[node as usize];
     let own_w = n.own_weight as f64;
     let total = w_sum + own_w;
     let avg = |children: f64, own: f64| (w_sum * children / nw + own_w * own) / total;
@@ -416,15 +484,87 @@ mod tests {
             value_weight,
             ..Utility::fixed(0.0, 1.0)
         };
-        backup(&mut t, 0, 0.0, 0.0, None, &u, 1.0);
+        backup(&mut t, 0, Visit::new(0.0, 0.0, 1.0), None, &u);
         let (a, b) = (t.add_child(0, 0).unwrap(), t.add_child(0, 1).unwrap());
         // Values from the view of the player to move at the child.
         for _ in 0..9 {
-            backup(&mut t, a, -0.6, 0.0, None, &u, 1.0);
+            backup(&mut t, a, Visit::new(-0.6, 0.0, 1.0), None, &u);
         }
-        backup(&mut t, b, 0.8, 0.0, None, &u, 1.0);
+        backup(&mut t, b, Visit::new(0.8, 0.0, 1.0), None, &u);
         assert_eq!(t.nodes[0].visits, 11);
         -t.nodes[0].util()
+    }
+
+    /// Two nodes of the same shape (key 7): what the first one's subtree
+    /// found against its own evaluation corrects the second one's first
+    /// evaluation, by the bias factor's share.
+    fn subtree_bias_run(factor: f64) -> (Tree, u32, u32) {
+        let mut t = Tree::new(0, 10);
+        let edge = |x| Edge {
+            mv: Move::Place(Point::new(x, 0)),
+            prior: 0.5,
+            child: NONE,
+        };
+        t.attach(0, &[edge(0), edge(1)]);
+        let u = Utility {
+            subtree_bias: factor,
+            ..Utility::fixed(0.0, 1.0)
+        };
+        backup(&mut t, 0, Visit::new(0.0, 0.0, 1.0), None, &u);
+        let (a, b) = (t.add_child(0, 0).unwrap(), t.add_child(0, 1).unwrap());
+        // A: its net says 0 (view of its player to move), its one child
+        // finds +0.5 for that player.
+        t.nodes[a as usize].bias_key = 7;
+        t.nodes[a as usize].own_weight = 1.0;
+        t.attach(a, &[edge(2)]);
+        let first = bias_of(&t, a, &u);
+        backup(
+            &mut t,
+            a,
+            Visit::new(0.0, 0.0, 1.0).with_bias(first),
+            None,
+            &u,
+        );
+        let c = t.add_child(a, t.edge_range(a).start).unwrap();
+        backup(&mut t, c, Visit::new(-0.5, 0.0, 1.0), None, &u);
+        // B: same shape, its net also says 0.
+        t.nodes[b as usize].bias_key = 7;
+        let bias = bias_of(&t, b, &u);
+        backup(
+            &mut t,
+            b,
+            Visit::new(0.0, 0.0, 1.0).with_bias(bias),
+            None,
+            &u,
+        );
+        (t, a, b)
+    }
+
+    #[test]
+    fn subtree_bias_carries_a_subtree_s_finding_to_nodes_of_the_same_shape() {
+        let (t, a, b) = subtree_bias_run(0.45);
+        let e = t.bias[&7];
+        assert!(
+            (e.delta - 0.5).abs() < 1e-12 && (e.weight - 1.0).abs() < 1e-12,
+            "{e:?}"
+        );
+        assert_eq!(
+            (
+                t.nodes[a as usize].bias_delta,
+                t.nodes[a as usize].bias_weight
+            ),
+            (0.5, 1.0)
+        );
+        // B's mover sees B's player to move 0.45 * 0.5 better off.
+        assert!((t.nodes[b as usize].util() + 0.225).abs() < 1e-9);
+        // A's value: its child's +0.5 and its own evaluation corrected by
+        // the same amount, from the view of the player who moved into A.
+        assert!((t.nodes[a as usize].util() + (0.5 + 0.225) / 2.0).abs() < 1e-9);
+
+        let (t, a, b) = subtree_bias_run(0.0);
+        assert!(t.bias.is_empty());
+        assert_eq!(t.nodes[b as usize].util(), 0.0);
+        assert!((t.nodes[a as usize].util() + 0.25).abs() < 1e-9);
     }
 
     #[test]
@@ -442,7 +582,7 @@ mod tests {
     fn backup_flips_the_view_each_ply() {
         let (mut t, c) = root_and_child_in_flight();
         let u = Utility::fixed(0.0, 1.0);
-        backup(&mut t, c, 1.0, 3.0, None, &u, 1.0);
+        backup(&mut t, c, Visit::new(1.0, 3.0, 1.0), None, &u);
         assert_eq!(t.nodes[c as usize].wl_sum, -1.0);
         assert_eq!(t.nodes[0].wl_sum, 1.0);
         assert_eq!(t.nodes[0].score_sum, 3.0);
@@ -467,7 +607,7 @@ mod tests {
         let (mut t, c) = root_and_child_in_flight();
         // The child's own view is the root's opponent's: score -6 there is
         // +6 for the root player.
-        backup(&mut t, c, 0.0, -6.0, None, &u, 1.0);
+        backup(&mut t, c, Visit::new(0.0, -6.0, 1.0), None, &u);
         assert!(t.nodes[c as usize].util_sum.abs() < 1e-12);
         assert!(t.nodes[0].util_sum.abs() < 1e-12);
     }
@@ -509,10 +649,10 @@ mod tests {
     fn weighted_backups_give_weighted_means() {
         let (mut t, c) = root_and_child_in_flight();
         let u = uncertain();
-        backup(&mut t, c, 1.0, 4.0, None, &u, 3.0);
+        backup(&mut t, c, Visit::new(1.0, 4.0, 3.0), None, &u);
         t.nodes[0].in_flight = 1;
         t.nodes[c as usize].in_flight = 1;
-        backup(&mut t, c, -1.0, 0.0, None, &u, 1.0);
+        backup(&mut t, c, Visit::new(-1.0, 0.0, 1.0), None, &u);
         let root = &t.nodes[0];
         assert_eq!(root.visits, 2);
         assert_eq!(root.weight, 4.0);

@@ -26,8 +26,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::backup::{backup, legal_edges, terminal_result, undo_virtual_loss, Utility};
+use super::backup::{
+    backup, bias_of, legal_edges, terminal_result, undo_virtual_loss, Utility, Visit,
+};
 use super::batcher::Batcher;
+use super::bias;
 use super::select::{select_edge, Puct};
 use super::tree::{State, Tree, NONE};
 use crate::eval::{EvalInput, PREV_BOARDS, RECENT_MOVES};
@@ -287,6 +290,7 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
     let root_color = ctx.root.to_move();
     let mut inputs: Vec<EvalInput> = Vec::new();
     let mut eval_nodes: Vec<u32> = Vec::new();
+    let mut bias_keys: Vec<u64> = Vec::new();
     let mut terminal: Vec<(u32, Terminal, bool)> = Vec::new();
     for leaf in leaves {
         let mut pos = ctx.root.clone();
@@ -295,7 +299,12 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
         // own earlier boards when the path is short).
         let mut prev: Vec<Board> = Vec::new();
         let n = leaf.path.len();
+        let mut bias_key = 0;
         for (i, &mv) in leaf.path.iter().enumerate() {
+            if ctx.utility.subtree_bias > 0.0 && !leaf.terminal && i + 1 == n {
+                let before = recent.last().map(|&(_, m)| m);
+                bias_key = bias::key(&pos, mv, before).unwrap_or(0);
+            }
             recent.push((pos.to_move(), mv));
             if !leaf.terminal && i + PREV_BOARDS >= n {
                 prev.insert(0, pos.board().clone());
@@ -322,6 +331,7 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
                     .with_random_symmetry(ctx.random_symmetry),
             );
             eval_nodes.push(leaf.node);
+            bias_keys.push(bias_key);
         }
     }
     let (inputs, outputs) = ctx.batcher.evaluate(inputs);
@@ -343,15 +353,17 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
         backup(
             &mut tree,
             node,
-            wl,
-            score,
+            Visit::new(wl, score, w),
             Some((&own, flip)),
             &ctx.utility,
-            w,
         );
     }
-    for (((node, input), out), edges) in
-        eval_nodes.into_iter().zip(&inputs).zip(&outputs).zip(edges)
+    for ((((node, input), out), edges), bias_key) in eval_nodes
+        .into_iter()
+        .zip(&inputs)
+        .zip(&outputs)
+        .zip(edges)
+        .zip(bias_keys)
     {
         let wl = out.value[0] - out.value[1];
         let wl = if wl.is_finite() {
@@ -378,7 +390,10 @@ pub(crate) fn round_with(ctx: &Ctx, force_one: bool) -> Round {
         n.own_util = ctx.utility.of(wl as f64, score as f64, root_view) as f32;
         let flip = input.position.to_move() != root_color;
         let own = out.ownership.as_deref().map(|o| (o, flip));
-        backup(&mut tree, node, wl, score, own, &ctx.utility, w);
+        n.bias_key = bias_key;
+        let bias = bias_of(&tree, node, &ctx.utility);
+        let visit = Visit::new(wl, score, w).with_bias(bias);
+        backup(&mut tree, node, visit, own, &ctx.utility);
     }
     Round::Progress
 }
@@ -420,7 +435,13 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
             }
             State::Terminal => {
                 tree.nodes[node as usize].in_flight += 1;
-                backup(tree, node, own_wl, own_score, None, &ctx.utility, own_w);
+                backup(
+                    tree,
+                    node,
+                    Visit::new(own_wl, own_score, own_w),
+                    None,
+                    &ctx.utility,
+                );
                 return Descent::Done;
             }
             State::Expanded => {
@@ -440,7 +461,13 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
                 };
                 let Some(e) = choice else {
                     // Full tree and no child yet: visit this node again.
-                    backup(tree, node, own_wl, own_score, None, &ctx.utility, own_w);
+                    backup(
+                        tree,
+                        node,
+                        Visit::new(own_wl, own_score, own_w),
+                        None,
+                        &ctx.utility,
+                    );
                     return Descent::Done;
                 };
                 let edge = tree.edges[e];
@@ -450,7 +477,13 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
                     continue;
                 }
                 let Some(child) = tree.add_child(node, e) else {
-                    backup(tree, node, own_wl, own_score, None, &ctx.utility, own_w);
+                    backup(
+                        tree,
+                        node,
+                        Visit::new(own_wl, own_score, own_w),
+                        None,
+                        &ctx.utility,
+                    );
                     return Descent::Done;
                 };
                 let c = &mut tree.nodes[child as usize];

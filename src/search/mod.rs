@@ -42,6 +42,7 @@
 pub mod analysis;
 mod backup;
 mod batcher;
+mod bias;
 mod gather;
 mod gumbel;
 mod noise;
@@ -126,6 +127,13 @@ pub struct SearchConfig {
     /// evaluation until much of the policy has been tried (0: the node's
     /// mean alone; `select.rs` docs).
     pub fpu_parent_pow: f32,
+    /// KataGo's subtree value bias (`subtreeValueBiasFactor`, 0.45 in its
+    /// engine; 0: off): each node's own evaluation is corrected by this
+    /// share of what the subtrees of similar nodes (same local shape and
+    /// moves) found the net to misjudge; `bias.rs` docs. The weight
+    /// exponent is KataGo's `subtreeValueBiasWeightExponent` (0.85).
+    pub subtree_bias: f32,
+    pub subtree_bias_exponent: f32,
     /// Tree node cap (see the `tree` module docs for memory).
     pub max_nodes: usize,
     /// Root Dirichlet noise (self-play).
@@ -193,6 +201,8 @@ impl Default for SearchConfig {
             uncertainty_coeff: 0.0,
             uncertainty_max_weight: 8.0,
             fpu_parent_pow: 0.0,
+            subtree_bias: 0.0,
+            subtree_bias_exponent: 0.85,
             max_nodes: 1_000_000,
             noise: false,
             noise_alpha: 0.03,
@@ -516,6 +526,8 @@ impl Search {
             value_weight: cfg.value_weight_exponent as f64,
             uncertainty_coeff: cfg.uncertainty_coeff as f64,
             uncertainty_max_weight: cfg.uncertainty_max_weight as f64,
+            subtree_bias: cfg.subtree_bias as f64,
+            subtree_bias_exp: cfg.subtree_bias_exponent as f64,
             center: if center.is_finite() {
                 center.clamp(-500.0, 500.0)
             } else {

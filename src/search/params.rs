@@ -80,6 +80,14 @@ pub const NAMES: &[(&str, &str)] = &[
         "fpu-parent-pow",
         "an untried move's first-play value leans on the node's own evaluation until this power of the tried policy mass is high (KataGo: 2; 0 off)",
     ),
+    (
+        "subtree-bias",
+        "correct each evaluation by this share of what the subtrees of nodes with the same local shape found (KataGo: 0.45; 0 off)",
+    ),
+    (
+        "subtree-bias-exponent",
+        "how a node's share in that correction grows with its visits (KataGo: 0.85)",
+    ),
 ];
 
 fn number(key: &str, value: &str, lo: f32, hi: f32) -> Result<f32, String> {
@@ -131,6 +139,8 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "uncertainty-coeff" => cfg.uncertainty_coeff = number(k, value, 0.0, 10.0)?,
         "fpu-parent-pow" => cfg.fpu_parent_pow = number(k, value, 0.0, 10.0)?,
         "uncertainty-max-weight" => cfg.uncertainty_max_weight = number(k, value, 0.01, 1000.0)?,
+        "subtree-bias" => cfg.subtree_bias = number(k, value, 0.0, 1.0)?,
+        "subtree-bias-exponent" => cfg.subtree_bias_exponent = number(k, value, 0.0, 2.0)?,
         "lcb-check" => cfg.lcb_check = flag(k, value)?,
         "play-pruning" => cfg.play_pruning = flag(k, value)?,
         "random-symmetry" => cfg.random_symmetry = flag(k, value)?,

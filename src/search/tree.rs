@@ -75,6 +75,11 @@ pub(crate) struct Node {
     /// The utility of the node's own evaluation, view of the player to
     /// move here (set at expansion; the FPU may use it).
     pub own_util: f32,
+    /// The node's subtree-bias key (0: none) and its last contribution to
+    /// that entry (`bias` module docs).
+    pub bias_key: u64,
+    pub bias_delta: f64,
+    pub bias_weight: f64,
 }
 
 impl Node {
@@ -97,6 +102,9 @@ impl Node {
             own_score: 0.0,
             own_weight: 1.0,
             own_util: 0.0,
+            bias_key: 0,
+            bias_delta: 0.0,
+            bias_weight: 0.0,
         }
     }
 
@@ -157,6 +165,8 @@ pub(crate) struct Tree {
     /// Sums of squares beside `own_sum`, for the ownership stdev.
     pub own_sq_sum: Vec<f64>,
     pub own_n: u32,
+    /// The subtree value bias table (`bias` module docs).
+    pub bias: super::bias::Table,
 }
 
 impl Tree {
@@ -169,6 +179,7 @@ impl Tree {
             own_sum: Vec::new(),
             own_sq_sum: Vec::new(),
             own_n: 0,
+            bias: Default::default(),
         }
     }
 
@@ -258,7 +269,9 @@ impl Tree {
     }
 
     /// A new tree holding the subtree under `root` (made the new root);
-    /// everything else is dropped. Root ownership sums start afresh.
+    /// everything else is dropped. Root ownership sums start afresh; the
+    /// subtree bias table keeps the kept nodes' contributions and a fifth
+    /// of the others' (`bias` module docs).
     /// Precondition: no visit is in flight.
     pub fn extract(&self, root: u32) -> Tree {
         let mut out = Tree {
@@ -268,6 +281,7 @@ impl Tree {
             own_sum: Vec::new(),
             own_sq_sum: Vec::new(),
             own_n: 0,
+            bias: Default::default(),
         };
         let mut queue = std::collections::VecDeque::new();
         let mut first = self.nodes[root as usize].clone();
@@ -290,6 +304,15 @@ impl Tree {
                 out.edges.push(e);
             }
             out.nodes[new as usize].first_edge = first_edge;
+        }
+        if !self.bias.is_empty() {
+            let mut kept = super::bias::Table::new();
+            for n in out.nodes.iter().filter(|n| n.bias_key != 0) {
+                let e = kept.entry(n.bias_key).or_default();
+                e.delta += n.bias_delta;
+                e.weight += n.bias_weight;
+            }
+            out.bias = super::bias::after_cut(&self.bias, &kept);
         }
         out
     }
