@@ -42,6 +42,11 @@ use crate::rules::{mix, Color, KoRule, Move};
 /// How many independently locked parts the cache has.
 pub const SHARDS: usize = 16;
 
+/// The engine's cache size in front of a net (GTP, and each tengen player
+/// of `tengen-train match`, so matches search the way the engine does):
+/// about 60 MiB on 19×19.
+pub const ENGINE_ENTRIES: usize = 20_000;
+
 /// The cache key of one input; see the module docs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CacheKey {

@@ -283,10 +283,6 @@ pub fn build_evaluators(
     }
 }
 
-/// Evaluations the net's cache keeps.
-#[cfg(feature = "net")]
-const NET_CACHE_ENTRIES: usize = 20_000;
-
 /// Loads a net file for the engine (see [`wrap_net`]).
 #[cfg(feature = "net")]
 fn load_net(
@@ -384,7 +380,7 @@ fn wrap_net(
     // 19x19.
     let eval = Arc::new(crate::eval::cache::CachedEvaluator::new(
         net_eval,
-        NET_CACHE_ENTRIES,
+        crate::eval::cache::ENGINE_ENTRIES,
     ));
     let hook: RawNn = Arc::new(move |input, symmetry, optimism| {
         let s = net::symmetry::from_katago(symmetry)

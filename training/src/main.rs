@@ -275,16 +275,21 @@ fn run(cli: Cli) -> Result<(), String> {
             tengen::search::params::apply(&mut opponent_search, &opponent_search_param)?;
             let mut pairs = Vec::new();
             for _ in 0..m.parallel {
-                let a = Tengen::new(
-                    "tengen",
-                    looping::evaluator(&model, &backend, m.max_batch())?,
-                    m.search(),
-                    m.limits(),
-                );
+                // Behind the engine's evaluation cache, as in GTP play:
+                // re-searched positions (tree reuse, transpositions) are
+                // not evaluated twice, which counts at equal time.
+                let cached = |p: &Path| -> Result<Arc<dyn tengen::eval::Evaluator>, String> {
+                    let e = looping::evaluator(p, &backend, m.max_batch())?;
+                    Ok(Arc::new(tengen::eval::cache::CachedEvaluator::new(
+                        e,
+                        tengen::eval::cache::ENGINE_ENTRIES,
+                    )))
+                };
+                let a = Tengen::new("tengen", cached(&model)?, m.search(), m.limits());
                 let o: Box<dyn Player + Send> = match opponent.strip_prefix("net:") {
                     Some(path) => Box::new(Tengen::new(
                         "opponent",
-                        looping::evaluator(Path::new(path), &backend, m.max_batch())?,
+                        cached(Path::new(path))?,
                         opponent_search.clone(),
                         m.limits(),
                     )),
