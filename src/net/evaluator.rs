@@ -228,9 +228,9 @@ impl Evaluator for NetEvaluator {
             let syms: Vec<Symmetry> = part
                 .iter()
                 .map(|inp| match self.symmetry {
-                    _ if inp.random_symmetry => Symmetry::ALL[rand::random_range(0..8)],
-                    SymmetryChoice::Fixed(s) => s,
-                    SymmetryChoice::Random => Symmetry::ALL[rand::random_range(0..8)],
+                    // An input's own request for a random one comes first.
+                    SymmetryChoice::Fixed(s) if !inp.random_symmetry => s,
+                    _ => Symmetry::ALL[rand::random_range(0..8)],
                 })
                 .collect();
             let outs = self.run_same_size(part, &syms, None);

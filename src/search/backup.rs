@@ -470,22 +470,32 @@ mod tests {
         (t, c)
     }
 
-    /// The root player's value at the root after its own evaluation (0),
-    /// nine visits of a child worth +0.6 to it and one worth -0.8.
-    fn root_value_with(value_weight: f64) -> f64 {
-        let mut t = Tree::new(0, 10);
-        let edge = |x| Edge {
+    /// An edge to point (x, 0) with prior 0.5.
+    fn edge(x: usize) -> Edge {
+        Edge {
             mv: Move::Place(Point::new(x, 0)),
             prior: 0.5,
             child: NONE,
-        };
+        }
+    }
+
+    /// A root evaluated at 0 with two created, unvisited children.
+    fn root_with_two_children(u: &Utility) -> (Tree, u32, u32) {
+        let mut t = Tree::new(0, 10);
         t.attach(0, &[edge(0), edge(1)]);
+        backup(&mut t, 0, Visit::new(0.0, 0.0, 1.0), None, u);
+        let (a, b) = (t.add_child(0, 0).unwrap(), t.add_child(0, 1).unwrap());
+        (t, a, b)
+    }
+
+    /// The root player's value at the root after its own evaluation (0),
+    /// nine visits of a child worth +0.6 to it and one worth -0.8.
+    fn root_value_with(value_weight: f64) -> f64 {
         let u = Utility {
             value_weight,
             ..Utility::fixed(0.0, 1.0)
         };
-        backup(&mut t, 0, Visit::new(0.0, 0.0, 1.0), None, &u);
-        let (a, b) = (t.add_child(0, 0).unwrap(), t.add_child(0, 1).unwrap());
+        let (mut t, a, b) = root_with_two_children(&u);
         // Values from the view of the player to move at the child.
         for _ in 0..9 {
             backup(&mut t, a, Visit::new(-0.6, 0.0, 1.0), None, &u);
@@ -499,19 +509,11 @@ mod tests {
     /// found against its own evaluation corrects the second one's first
     /// evaluation, by the bias factor's share.
     fn subtree_bias_run(factor: f64) -> (Tree, u32, u32) {
-        let mut t = Tree::new(0, 10);
-        let edge = |x| Edge {
-            mv: Move::Place(Point::new(x, 0)),
-            prior: 0.5,
-            child: NONE,
-        };
-        t.attach(0, &[edge(0), edge(1)]);
         let u = Utility {
             subtree_bias: factor,
             ..Utility::fixed(0.0, 1.0)
         };
-        backup(&mut t, 0, Visit::new(0.0, 0.0, 1.0), None, &u);
-        let (a, b) = (t.add_child(0, 0).unwrap(), t.add_child(0, 1).unwrap());
+        let (mut t, a, b) = root_with_two_children(&u);
         // A: its net says 0 (view of its player to move), its one child
         // finds +0.5 for that player.
         t.nodes[a as usize].bias_key = 7;

@@ -39,7 +39,7 @@
 
 use std::collections::HashMap;
 
-use crate::rules::{mix, Color, Move, Position};
+use crate::rules::{mix, Color, Move, Point, Position};
 
 /// One key's sums (module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -93,7 +93,7 @@ pub(crate) fn key(before: &Position, mv: Move, prev: Option<Move>) -> Option<u64
             let cell = if a < 0 || b < 0 || a >= size as i64 || b >= size as i64 {
                 3
             } else {
-                match board.get(crate::rules::Point::new(a as usize, b as usize)) {
+                match board.get(Point::new(a as usize, b as usize)) {
                     None => 0,
                     Some(c) if c == me => 1,
                     Some(_) => 2,
@@ -110,10 +110,10 @@ pub(crate) fn key(before: &Position, mv: Move, prev: Option<Move>) -> Option<u64
 /// The table after the tree was cut down: `kept` holds the kept nodes'
 /// contributions by key; a fifth of everything else stays (module docs).
 pub(crate) fn after_cut(old: &Table, kept: &Table) -> Table {
+    let rest = 1.0 - FREE_PROP;
     let mut out = Table::new();
     for (&k, e) in old {
         let keep = kept.get(&k).copied().unwrap_or_default();
-        let rest = 1.0 - FREE_PROP;
         let entry = Entry {
             delta: keep.delta + rest * (e.delta - keep.delta),
             weight: keep.weight + rest * (e.weight - keep.weight),

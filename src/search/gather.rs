@@ -411,7 +411,8 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
     loop {
         let n = &tree.nodes[node as usize];
         let (state, in_flight, parent, passes) = (n.state, n.in_flight, n.parent, n.passes);
-        let (own_wl, own_score, own_w) = (n.own_wl, n.own_score, n.own_weight as f64);
+        // A repeated visit of this node counts its own evaluation again.
+        let again = Visit::new(n.own_wl, n.own_score, n.own_weight as f64);
         match state {
             State::Pending => {
                 if in_flight > 0 {
@@ -435,13 +436,7 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
             }
             State::Terminal => {
                 tree.nodes[node as usize].in_flight += 1;
-                backup(
-                    tree,
-                    node,
-                    Visit::new(own_wl, own_score, own_w),
-                    None,
-                    &ctx.utility,
-                );
+                backup(tree, node, again, None, &ctx.utility);
                 return Descent::Done;
             }
             State::Expanded => {
@@ -461,13 +456,7 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
                 };
                 let Some(e) = choice else {
                     // Full tree and no child yet: visit this node again.
-                    backup(
-                        tree,
-                        node,
-                        Visit::new(own_wl, own_score, own_w),
-                        None,
-                        &ctx.utility,
-                    );
+                    backup(tree, node, again, None, &ctx.utility);
                     return Descent::Done;
                 };
                 let edge = tree.edges[e];
@@ -477,13 +466,7 @@ fn descend(tree: &mut Tree, ctx: &Ctx) -> Descent {
                     continue;
                 }
                 let Some(child) = tree.add_child(node, e) else {
-                    backup(
-                        tree,
-                        node,
-                        Visit::new(own_wl, own_score, own_w),
-                        None,
-                        &ctx.utility,
-                    );
+                    backup(tree, node, again, None, &ctx.utility);
                     return Descent::Done;
                 };
                 let c = &mut tree.nodes[child as usize];
