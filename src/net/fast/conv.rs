@@ -8,7 +8,8 @@
 
 use super::epi::{self, Epi};
 use super::gemm::{matmul, View};
-use super::winograd;
+use super::winograd::{self, Variant};
+use std::sync::OnceLock;
 
 /// Buffers a layer needs while it runs; grown, never shrunk.
 #[derive(Default)]
@@ -24,26 +25,47 @@ fn grow(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
     &mut v[..n]
 }
 
-/// A 3×3 "same" convolution with bias, kernels in the Winograd domain.
+/// A 3×3 "same" convolution with bias, kernels in the Winograd domain of
+/// the variant that the board size asks for (transformed on first use and
+/// kept).
 #[derive(Clone, Debug)]
 pub struct Conv3 {
     pub cin: usize,
     pub cout: usize,
-    /// `[36][cin][cout]`.
-    u: Vec<f32>,
+    /// `[cout][cin][3][3]`, output channel `o` already scaled.
+    w: Vec<f32>,
     bias: Vec<f32>,
+    /// `[points][cin][cout]` for F(4×4, 3×3) and for F(3×3, 3×3).
+    u: [OnceLock<Vec<f32>>; 2],
 }
 
 impl Conv3 {
     /// From `[cout][cin][3][3]` weights; output channel `o` is scaled by
     /// `scale[o]` and gets `bias[o]`.
     pub fn new(w: &[f32], cin: usize, cout: usize, scale: &[f32], bias: &[f32]) -> Conv3 {
+        let mut w = w[..cout * cin * 9].to_vec();
+        for (o, k) in w.chunks_exact_mut(cin * 9).enumerate() {
+            k.iter_mut().for_each(|x| *x *= scale[o]);
+        }
         Conv3 {
             cin,
             cout,
-            u: winograd::transform_kernels(w, cin, cout, scale),
+            w,
             bias: bias.to_vec(),
+            u: Default::default(),
         }
+    }
+
+    /// The kernels in `variant`'s domain.
+    fn kernels(&self, variant: Variant) -> &[f32] {
+        let slot = match variant {
+            Variant::F4 => &self.u[0],
+            Variant::F3 => &self.u[1],
+        };
+        let ones = vec![1.0; self.cout];
+        slot.get_or_init(|| {
+            winograd::transform_kernels(&self.w, self.cin, self.cout, &ones, variant)
+        })
     }
 
     /// Runs on `input` (`cin` channels at row stride `stride`) of `batch`
@@ -59,24 +81,27 @@ impl Conv3 {
         s: &mut ConvScratch,
         epi: &mut Epi,
     ) {
-        let nt = batch * winograd::tiles(h) * winograd::tiles(w);
+        let variant = Variant::for_board(h, w);
+        let points = variant.points();
+        let nt = batch * variant.tiles(h) * variant.tiles(w);
         let (cin, cout) = (self.cin, self.cout);
-        let v = grow(&mut s.v, 36 * nt * cin);
-        winograd::input_transform(input, stride, cin, batch, h, w, v);
-        let m = grow(&mut s.m, 36 * nt * cout);
-        for xi in 0..36 {
+        let u = self.kernels(variant);
+        let v = grow(&mut s.v, points * nt * cin);
+        winograd::input_transform(variant, input, stride, cin, batch, h, w, v);
+        let m = grow(&mut s.m, points * nt * cout);
+        for xi in 0..points {
             matmul(
                 nt,
                 cout,
                 cin,
                 View::rows(&v[xi * nt * cin..(xi + 1) * nt * cin], cin),
-                View::rows(&self.u[xi * cin * cout..(xi + 1) * cin * cout], cout),
+                View::rows(&u[xi * cin * cout..(xi + 1) * cin * cout], cout),
                 &mut m[xi * nt * cout..(xi + 1) * nt * cout],
                 cout,
                 false,
             );
         }
-        winograd::output_transform(m, cout, batch, h, w, &self.bias, epi);
+        winograd::output_transform(variant, m, cout, batch, h, w, &self.bias, epi);
     }
 }
 

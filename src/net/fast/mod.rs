@@ -6,7 +6,8 @@
 //! - Batch norms and biases folded into the weights at load; activations,
 //!   residual adds and the next block's norm fused into each
 //!   convolution's output pass ([`epi`]).
-//! - 3×3 convolutions by Winograd F(4×4, 3×3) ([`winograd`]), 1×1
+//! - 3×3 convolutions by Winograd F(4×4, 3×3), or F(3×3, 3×3) where its
+//!   tiles fit the board better (9×9) ([`winograd`]), 1×1
 //!   convolutions, projections and attention as products on the `gemm`
 //!   crate ([`gemm`]); transforms, norms and activations are plain loops
 //!   compiled for AVX-512, AVX2 + FMA and the baseline and chosen at run
@@ -27,6 +28,7 @@ pub mod epi;
 pub mod ftz;
 pub mod gemm;
 pub mod heads;
+pub(crate) mod kernel;
 mod pack;
 pub mod peak;
 #[macro_use]
@@ -114,7 +116,7 @@ impl FastNet {
         // Large batches run in parts small enough for the Winograd
         // buffers to stay in cache (measured: batch 32 ran at 65% of
         // batch 8's speed in one piece).
-        let t = winograd::tiles(size);
+        let t = winograd::Variant::for_board(size, size).tiles(size);
         let part = (MAX_TILES / (t * t)).max(1);
         let (sp, gl) = (
             self.config.spatial_inputs * size * size,
