@@ -170,20 +170,7 @@ pub fn encode(input: &V7Input<'_>, spatial: &mut [f32], global: &mut [f32]) {
     } else {
         -white_komi
     };
-    match pos.rules().ko {
-        KoRule::Simple => {}
-        KoRule::Positional => {
-            global[6] = 1.0;
-            global[7] = 0.5;
-        }
-        KoRule::Situational => {
-            global[6] = 1.0;
-            global[7] = -0.5;
-        }
-    }
-    if pos.rules().suicide_allowed {
-        global[8] = 1.0;
-    }
+    set_ko_and_suicide(global, pos.rules().ko, pos.rules().suicide_allowed);
     if territory {
         global[9] = 1.0;
     }
@@ -196,6 +183,30 @@ pub fn encode(input: &V7Input<'_>, spatial: &mut [f32], global: &mut [f32]) {
         0.0
     };
     set_komi(global, self_komi, size);
+}
+
+/// Writes the ko rule (globals 6 and 7) and whether multi-stone suicide
+/// is legal (global 8) into `global`.
+pub fn set_ko_and_suicide(global: &mut [f32], ko: KoRule, suicide_allowed: bool) {
+    (global[6], global[7]) = match ko {
+        KoRule::Simple => (0.0, 0.0),
+        KoRule::Positional => (1.0, 0.5),
+        KoRule::Situational => (1.0, -0.5),
+    };
+    global[8] = if suicide_allowed { 1.0 } else { 0.0 };
+}
+
+/// The ko rule and suicide legality that `global` encodes (the inverse of
+/// [`set_ko_and_suicide`]).
+pub fn ko_and_suicide(global: &[f32]) -> (KoRule, bool) {
+    let ko = if global[6] == 0.0 {
+        KoRule::Simple
+    } else if global[7] > 0.0 {
+        KoRule::Positional
+    } else {
+        KoRule::Situational
+    };
+    (ko, global[8] != 0.0)
 }
 
 /// The komi from the player to move's view that `global` encodes (global

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use tengen::search::Limits;
 use tengen_train::arena::SeriesConfig;
 use tengen_train::selfplay::SelfplayConfig;
-use tengen_train::train::data::KomiShift;
+use tengen_train::train::data::{KomiShift, RulesMix};
 use tengen_train::train::TrainConfig;
 
 #[derive(Parser)]
@@ -484,6 +484,12 @@ pub(crate) struct TrArgs {
     /// either way).
     #[arg(long, default_value_t = 6.0, value_parser = komi_points)]
     pub(crate) komi_shift_max: f32,
+    /// Rules augmentation: this share of the samples drawn is shown under
+    /// a ko rule and a suicide rule at least as permissive as its game's
+    /// (drawn uniformly; targets unchanged), so the net sees Tromp-Taylor
+    /// and AGA inputs too (0: off).
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    pub(crate) rules_mix: f32,
 }
 
 /// A number within `lo..=hi`, or an error that names the range.
@@ -519,6 +525,7 @@ impl TrArgs {
             score_weight: self.score_weight,
             ownership_weight: self.ownership_weight,
             komi_shift: KomiShift::from_flags(self.komi_shift, self.komi_shift_max),
+            rules_mix: RulesMix::from_flag(self.rules_mix),
         }
     }
 }
@@ -580,6 +587,10 @@ pub(crate) struct StreamArgs {
     /// The largest komi shift, in points.
     #[arg(long, default_value_t = 6.0, value_parser = komi_points)]
     pub(crate) komi_shift_max: f32,
+    /// Rules augmentation, as for `train` (0: off) [default: 0]. On
+    /// resume, given: takes effect; not given: the checkpoint's.
+    #[arg(long, value_parser = share)]
+    pub(crate) rules_mix: Option<f32>,
     /// Batches prepared ahead of the trainer.
     #[arg(long, default_value_t = 16)]
     pub(crate) queue: usize,
@@ -625,9 +636,11 @@ impl StreamArgs {
             seed: self.seed,
             augment: !self.no_augment,
             komi_shift: KomiShift::from_flags(self.komi_shift.unwrap_or(0.0), self.komi_shift_max),
+            rules_mix: RulesMix::from_flag(self.rules_mix.unwrap_or(0.0)),
             resume: tengen_train::human::run::ResumeOverrides {
                 keep: self.keep.is_some(),
                 komi_shift: self.komi_shift.is_some(),
+                rules_mix: self.rules_mix.is_some(),
             },
             queue: self.queue,
             progress_secs: self.progress_secs,

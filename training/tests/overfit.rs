@@ -29,7 +29,7 @@ fn training_overfits_a_small_dataset() {
     let before = t.evaluate(&all).unwrap();
     let mut rng = StdRng::seed_from_u64(1);
     for _ in 0..80 {
-        let b = data.random_batch(n, false, None, &mut rng).unwrap();
+        let b = data.random_batch(n, false, None, None, &mut rng).unwrap();
         t.step(&b, 3e-3);
     }
     let after = t.evaluate(&all).unwrap();

@@ -259,6 +259,7 @@ fn stream_cfg(dir: &Path) -> StreamConfig {
         batch: 4,
         augment: true,
         komi_shift: None,
+        rules_mix: None,
         seed: 9,
         queue: 2,
     }
@@ -380,6 +381,7 @@ fn run_cfg(dir: &Path, steps: u64) -> HumanConfig {
         seed: 3,
         augment: true,
         komi_shift: None,
+        rules_mix: None,
         resume: ResumeOverrides::default(),
         queue: 2,
         progress_secs: 0.0,
@@ -709,4 +711,47 @@ fn komi_shift_moves_only_counted_positions_and_keeps_the_board_margin() {
     }
     assert!(counted > 0 && resigned > 0, "{counted} {resigned}");
     assert!(moved * 10 >= counted * 8, "{moved} of {counted} moved");
+}
+
+#[test]
+fn a_rules_mix_changes_only_the_ko_and_suicide_inputs() {
+    // The same stream with and without the mix: the same rows, symmetries
+    // and targets; only globals 6-8 differ, and only ever towards a rule
+    // that permits every move the game played (these games are Chinese:
+    // positional superko, no suicide).
+    let root = common::tmp("sls-rules-mix");
+    let dir = dataset(&root, 8, &[]);
+    let plain = stream_cfg(&dir);
+    let mixed = StreamConfig {
+        rules_mix: tengen_train::train::data::RulesMix::from_flag(1.0),
+        ..plain.clone()
+    };
+    let (mut a, mut b) = (
+        Stream::start(&plain, StreamPos::default()),
+        Stream::start(&mixed, StreamPos::default()),
+    );
+    let mut changed = 0;
+    for _ in 0..6 {
+        let (x, y) = (a.next_batch().unwrap().batch, b.next_batch().unwrap().batch);
+        assert_eq!(x.spatial, y.spatial);
+        assert_eq!(
+            (&x.policy, &x.value, &x.score),
+            (&y.policy, &y.value, &y.score)
+        );
+        for r in 0..x.rows {
+            let (gx, gy) = (
+                &x.global[r * v7::GLOBAL..(r + 1) * v7::GLOBAL],
+                &y.global[r * v7::GLOBAL..(r + 1) * v7::GLOBAL],
+            );
+            for g in (0..v7::GLOBAL).filter(|g| !(6..=8).contains(g)) {
+                assert_eq!(gx[g], gy[g], "row {r}, global {g}");
+            }
+            assert_eq!(
+                v7::ko_and_suicide(gx),
+                (tengen::rules::KoRule::Positional, false)
+            );
+            changed += usize::from(gx[6..=8] != gy[6..=8]);
+        }
+    }
+    assert!(changed > 0, "some rows under other rules");
 }

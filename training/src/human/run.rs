@@ -17,7 +17,7 @@ use super::eval::{self, ValReport};
 use super::record::Options;
 use super::stream::{self, Stream, StreamConfig, StreamPos, StreamStats};
 use crate::model::TrainNet;
-use crate::train::data::KomiShift;
+use crate::train::data::{KomiShift, RulesMix};
 use crate::train::loss::LossReport;
 use crate::train::{Init, Trainer};
 
@@ -49,7 +49,10 @@ pub struct HumanConfig {
     /// before it had none).
     #[serde(default)]
     pub komi_shift: Option<KomiShift>,
-    /// Which of `options.keep` and `komi_shift` replace the checkpoint's
+    /// Rules augmentation (`None`: off).
+    #[serde(default)]
+    pub rules_mix: Option<RulesMix>,
+    /// Which of `options.keep`, `komi_shift` and `rules_mix` replace the checkpoint's
     /// on resume (the command line gave them).
     #[serde(default)]
     pub resume: ResumeOverrides,
@@ -213,6 +216,15 @@ fn resume_settings(state: &mut HumanState, cfg: &HumanConfig) {
         );
         stream.komi_shift = cfg.komi_shift;
     }
+    if cfg.resume.rules_mix && stream.rules_mix != cfg.rules_mix {
+        let show = |r: Option<RulesMix>| r.map_or("off".to_string(), |r| r.prob.to_string());
+        eprintln!(
+            "rules mix: {} from the command line (the checkpoint had {})",
+            show(cfg.rules_mix),
+            show(stream.rules_mix)
+        );
+        stream.rules_mix = cfg.rules_mix;
+    }
     let kept = [
         ("--size", stream.size != cfg.size),
         ("--window-games", stream.window_games != cfg.window_games),
@@ -240,6 +252,8 @@ fn resume_settings(state: &mut HumanState, cfg: &HumanConfig) {
 pub struct ResumeOverrides {
     pub keep: bool,
     pub komi_shift: bool,
+    #[serde(default)]
+    pub rules_mix: bool,
 }
 
 /// Runs (or resumes) training in `out`; see the module docs.
@@ -278,6 +292,7 @@ pub fn run(
                 batch: cfg.batch,
                 augment: cfg.augment,
                 komi_shift: cfg.komi_shift,
+                rules_mix: cfg.rules_mix,
                 seed: cfg.seed,
                 queue: cfg.queue,
             };

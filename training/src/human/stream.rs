@@ -44,7 +44,7 @@ use tengen::sgf::GameRecord;
 
 use super::packed::Packed;
 use super::record::{game_samples, Options, Skip};
-use crate::train::data::{shift_komi_in_place, Batch, KomiShift};
+use crate::train::data::{shift_komi_in_place, vary_rules_in_place, Batch, KomiShift, RulesMix};
 use crate::util::derive_seed;
 
 /// `.sgfs.gz` files in `dir` whose name contains `part` (`-train-`,
@@ -166,6 +166,11 @@ pub struct StreamConfig {
     /// Komi augmentation of the counted games' positions (`None`: off).
     #[serde(default)]
     pub komi_shift: Option<KomiShift>,
+    /// Rules augmentation (`None`: off). Its draws come from a generator
+    /// of their own, so turning it on leaves every symmetry and komi draw
+    /// as it was.
+    #[serde(default)]
+    pub rules_mix: Option<RulesMix>,
     pub seed: u64,
     /// Batches queued ahead of the trainer.
     pub queue: usize,
@@ -369,6 +374,7 @@ fn batch_windows(
         let ws = window_seed(cfg.seed, win.epoch, win.window);
         for (k, chunk) in win.samples.chunks_exact(b).enumerate().skip(first) {
             let mut rng = StdRng::seed_from_u64(derive_seed(ws, 24, k as u64));
+            let mut rules_rng = StdRng::seed_from_u64(derive_seed(ws, 25, k as u64));
             let mut full: Vec<_> = chunk.iter().map(Packed::unpack).collect();
             let syms: Vec<Symmetry> = full
                 .iter_mut()
@@ -380,6 +386,10 @@ fn batch_windows(
                     };
                     if let Some(d) = cfg.komi_shift.and_then(|k| k.draw(&mut rng)) {
                         shift_komi_in_place(s, d);
+                    }
+                    if let Some((ko, suicide)) = cfg.rules_mix.and_then(|r| r.draw(&mut rules_rng))
+                    {
+                        vary_rules_in_place(s, ko, suicide);
                     }
                     sym
                 })

@@ -11,7 +11,7 @@ use rand::rngs::StdRng;
 use rand::Rng;
 use tengen::features::v7;
 use tengen::net::symmetry::{dense_map, to_net};
-use tengen::rules::Symmetry;
+use tengen::rules::{KoRule, Symmetry};
 
 use crate::shard::{self, Sample, HAS_OWNERSHIP, HAS_POLICY, HAS_SCORE, HAS_VALUE, NO_MOVE};
 
@@ -59,12 +59,14 @@ impl Dataset {
 
     /// A random batch of `batch` samples of one board size (chosen in
     /// proportion to how many samples each size has), each under a random
-    /// symmetry when `augment`, and some at another komi under `komi`.
+    /// symmetry when `augment`, some at another komi under `komi`, and
+    /// some under other ko and suicide rules under `rules`.
     pub fn random_batch(
         &self,
         batch: usize,
         augment: bool,
         komi: Option<KomiShift>,
+        rules: Option<RulesMix>,
         rng: &mut StdRng,
     ) -> Option<Batch> {
         if self.samples.is_empty() || batch == 0 {
@@ -73,7 +75,8 @@ impl Dataset {
         let pick = rng.random_range(0..self.samples.len());
         let size = self.samples[pick].size;
         let pool = &self.by_size[&size];
-        let picks: Vec<(usize, Symmetry, Option<f32>)> = (0..batch)
+        type Pick = (usize, Symmetry, Option<f32>, Option<(KoRule, bool)>);
+        let picks: Vec<Pick> = (0..batch)
             .map(|_| {
                 let i = pool[rng.random_range(0..pool.len())];
                 let sym = if augment {
@@ -82,17 +85,28 @@ impl Dataset {
                     Symmetry::IDENTITY
                 };
                 let delta = komi.and_then(|k| k.draw(rng));
-                (i, sym, delta)
+                let varied = rules.and_then(|r| r.draw(rng));
+                (i, sym, delta, varied)
             })
             .collect();
-        let shifted: Vec<Option<Sample>> = picks
+        // Only the samples that change are copied.
+        let changed: Vec<Option<Sample>> = picks
             .iter()
-            .map(|&(i, _, d)| d.and_then(|d| shift_komi(&self.samples[i], d)))
+            .map(|&(i, _, d, r)| {
+                let mut s = d.and_then(|d| shift_komi(&self.samples[i], d));
+                if let Some((ko, suicide)) = r {
+                    let mut v = s.clone().unwrap_or_else(|| self.samples[i].clone());
+                    if vary_rules_in_place(&mut v, ko, suicide) {
+                        s = Some(v);
+                    }
+                }
+                s
+            })
             .collect();
         let rows: Vec<(&Sample, Symmetry)> = picks
             .iter()
-            .zip(&shifted)
-            .map(|(&(i, sym, _), s)| (s.as_ref().unwrap_or(&self.samples[i]), sym))
+            .zip(&changed)
+            .map(|(&(i, sym, _, _), s)| (s.as_ref().unwrap_or(&self.samples[i]), sym))
             .collect();
         Some(Batch::new(size, &rows))
     }
@@ -175,6 +189,69 @@ pub fn shift_komi_in_place(s: &mut Sample, delta: f32) -> bool {
     s.score += delta;
     s.outcome = sign(s.score);
     true
+}
+
+/// Rules augmentation. Self-play plays Chinese and Japanese rules, and
+/// the human records are Chinese or Japanese too, so without this a net
+/// never sees the ko-rule and suicide inputs of Tromp-Taylor (positional
+/// superko, suicide legal) or AGA (situational superko) and its policy
+/// goes flat under them (issue 15's komi and rules check). A drawn sample
+/// is shown under a ko rule and a suicide rule at least as permissive as
+/// its game's: every move the game played stays legal, and the scoring
+/// (area or territory), so every target, is unchanged. Only the ko-ban
+/// plane can be stricter than the shown rule asks, where a superko ban
+/// beyond the simple ko stood (long cycles: rare).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RulesMix {
+    /// Share of the drawn samples shown under drawn rules.
+    pub prob: f32,
+}
+
+impl RulesMix {
+    /// From the `--rules-mix` share; `None` when it is 0 (off).
+    pub fn from_flag(prob: f32) -> Option<RulesMix> {
+        (prob > 0.0).then_some(RulesMix { prob })
+    }
+
+    /// Rules for one sample (a ko rule, uniform, and suicide legal or
+    /// not, even odds), or `None` to keep its own.
+    pub fn draw(&self, rng: &mut StdRng) -> Option<(KoRule, bool)> {
+        if rng.random::<f32>() >= self.prob {
+            return None;
+        }
+        let ko = [KoRule::Simple, KoRule::Positional, KoRule::Situational][rng.random_range(0..3)];
+        Some((ko, rng.random_bool(0.5)))
+    }
+}
+
+/// Shows `s` under the ko rule `ko` and suicide rule `suicide` where each
+/// is at least as permissive as the sample's own (else keeps its own);
+/// true when the inputs changed.
+pub fn vary_rules_in_place(s: &mut Sample, ko: KoRule, suicide: bool) -> bool {
+    let (own_ko, own_suicide) = v7::ko_and_suicide(&s.global);
+    let ko = if permits_all_of(ko, own_ko) {
+        ko
+    } else {
+        own_ko
+    };
+    let suicide = suicide || own_suicide;
+    if (ko, suicide) == (own_ko, own_suicide) {
+        return false;
+    }
+    v7::set_ko_and_suicide(&mut s.global, ko, suicide);
+    true
+}
+
+/// Whether every move legal under the ko rule `strict` is legal under
+/// `loose`: positional superko bans the most (any repeated position),
+/// situational less (only with the same player to move), simple ko only
+/// the immediate retake.
+fn permits_all_of(loose: KoRule, strict: KoRule) -> bool {
+    use KoRule::*;
+    matches!(
+        (loose, strict),
+        (_, Positional) | (Simple | Situational, Situational) | (Simple, Simple)
+    )
 }
 
 fn shiftable(s: &Sample) -> bool {
@@ -309,6 +386,54 @@ mod tests {
     }
 
     #[test]
+    fn rules_are_only_ever_made_more_permissive() {
+        // A Chinese sample (positional superko, no suicide) may be shown
+        // under any rule; a Japanese one (simple ko) keeps simple ko.
+        let mut chinese = counted(-7.0, 3.0, false);
+        v7::set_ko_and_suicide(&mut chinese.global, KoRule::Positional, false);
+        let mut japanese = counted(-6.5, 2.0, true);
+        v7::set_ko_and_suicide(&mut japanese.global, KoRule::Simple, false);
+        for ko in [KoRule::Simple, KoRule::Positional, KoRule::Situational] {
+            for suicide in [false, true] {
+                let mut c = chinese.clone();
+                let changed = vary_rules_in_place(&mut c, ko, suicide);
+                assert_eq!(v7::ko_and_suicide(&c.global), (ko, suicide));
+                assert_eq!(changed, (ko, suicide) != (KoRule::Positional, false));
+                let mut j = japanese.clone();
+                vary_rules_in_place(&mut j, ko, suicide);
+                assert_eq!(v7::ko_and_suicide(&j.global), (KoRule::Simple, suicide));
+                // Nothing else moves: komi, scoring, targets.
+                for (a, b) in [(&c, &chinese), (&j, &japanese)] {
+                    for g in (0..v7::GLOBAL).filter(|g| !(6..=8).contains(g)) {
+                        assert_eq!(a.global[g], b.global[g], "global {g}");
+                    }
+                    assert_eq!((a.score, a.outcome), (b.score, b.outcome));
+                    assert_eq!(a.policy, b.policy);
+                }
+            }
+        }
+        // Situational superko may become simple ko, never positional.
+        let mut s = chinese.clone();
+        v7::set_ko_and_suicide(&mut s.global, KoRule::Situational, false);
+        vary_rules_in_place(&mut s, KoRule::Positional, false);
+        assert_eq!(v7::ko_and_suicide(&s.global).0, KoRule::Situational);
+        vary_rules_in_place(&mut s, KoRule::Simple, false);
+        assert_eq!(v7::ko_and_suicide(&s.global).0, KoRule::Simple);
+    }
+
+    #[test]
+    fn a_rules_mix_draws_every_rule() {
+        let mix = RulesMix::from_flag(1.0).unwrap();
+        let mut rng = StdRng::seed_from_u64(5);
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..200 {
+            seen.insert(mix.draw(&mut rng).map(|(k, s)| (format!("{k:?}"), s)));
+        }
+        assert_eq!(seen.len(), 6, "{seen:?}");
+        assert!(RulesMix::from_flag(0.0).is_none());
+    }
+
+    #[test]
     fn a_shift_moves_komi_score_and_outcome_together() {
         // White at komi 7 won by 3: the board gave White 4 fewer points.
         let s = counted(7.0, 3.0, false);
@@ -354,7 +479,9 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(7);
         let mut shifted = 0;
         for _ in 0..20 {
-            let b = data.random_batch(16, true, Some(shift), &mut rng).unwrap();
+            let b = data
+                .random_batch(16, true, Some(shift), None, &mut rng)
+                .unwrap();
             for r in 0..b.rows {
                 let k = v7::self_komi(&b.global[r * v7::GLOBAL..(r + 1) * v7::GLOBAL]);
                 // score - komi is the board's margin: -4 for the first
@@ -369,7 +496,7 @@ mod tests {
         }
         assert!(shifted > 200, "{shifted} of 320 rows shifted");
         // Off: the batch is the samples as stored.
-        let x = data.random_batch(64, true, None, &mut rng).unwrap();
+        let x = data.random_batch(64, true, None, None, &mut rng).unwrap();
         assert!(x
             .global
             .chunks(v7::GLOBAL)

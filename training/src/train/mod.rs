@@ -67,6 +67,10 @@ pub struct TrainConfig {
     /// ([`data::KomiShift`]); `None` in configs written before it.
     #[serde(default)]
     pub komi_shift: Option<data::KomiShift>,
+    /// Rules augmentation: shows samples under other ko and suicide rules
+    /// ([`data::RulesMix`]); `None` in configs written before it.
+    #[serde(default)]
+    pub rules_mix: Option<data::RulesMix>,
 }
 
 fn one() -> f32 {
@@ -101,6 +105,7 @@ impl Default for TrainConfig {
             score_weight: 1.0,
             ownership_weight: 1.0,
             komi_shift: None,
+            rules_mix: None,
         }
     }
 }
@@ -391,9 +396,13 @@ pub fn run(
     let mut last = None;
     while trainer.step < cfg.steps {
         let mut rng = StdRng::seed_from_u64(derive_seed(cfg.seed, 3, trainer.step));
-        let Some(mut batch) =
-            train_data.random_batch(cfg.batch, cfg.augment, cfg.komi_shift, &mut rng)
-        else {
+        let Some(mut batch) = train_data.random_batch(
+            cfg.batch,
+            cfg.augment,
+            cfg.komi_shift,
+            cfg.rules_mix,
+            &mut rng,
+        ) else {
             break;
         };
         batch.scale_aux(cfg.score_weight, cfg.ownership_weight);
