@@ -408,6 +408,15 @@ pub(crate) struct SpArgs {
     /// nearly one-hot targets).
     #[arg(long, default_value_t = 0.1)]
     pub(crate) gumbel_c_scale: f32,
+    /// Dynamic score utility of the self-play search (KataGo's
+    /// dynamicScoreUtilityFactor; 0: off).
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    pub(crate) dynamic_score_utility: f32,
+    /// Least share of decided positions (root winrate beyond 5-95%) that
+    /// keep their policy target, reached at winrate 0 or 1 (KataGo's
+    /// reducedVisitsWeight, 0.1; 1: all keep it).
+    #[arg(long, default_value_t = 1.0, value_parser = share)]
+    pub(crate) decided_policy_weight: f32,
 }
 
 impl SpArgs {
@@ -442,6 +451,8 @@ impl SpArgs {
             eval_lanes: self.eval_lanes.clamp(1, 64),
             gumbel_m: (self.root_search == RootSearch::Gumbel).then_some(self.gumbel_m),
             gumbel_c_scale: self.gumbel_c_scale,
+            dynamic_score_utility: self.dynamic_score_utility,
+            decided_policy_weight: self.decided_policy_weight,
             ..SelfplayConfig::default()
         }
     }

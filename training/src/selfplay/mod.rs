@@ -90,7 +90,7 @@ use crate::shard::{self, Sample, HAS_OWNERSHIP, HAS_POLICY, HAS_SCORE, HAS_VALUE
 use crate::util::derive_seed;
 
 mod config;
-pub use config::{fair_komi, SelfplayConfig};
+pub use config::{decided_policy_weight, fair_komi, SelfplayConfig};
 
 /// What a run produced.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -296,6 +296,7 @@ fn play_game(
         // self-play (its optimism is for play).
         policy_optimism: 0.0,
         root_policy_optimism: 0.0,
+        dynamic_score_utility: cfg.dynamic_score_utility,
         ..SearchConfig::default()
     };
     let opening_played = game.moves.len();
@@ -361,10 +362,16 @@ fn play_game(
             visit_distribution(&res.moves, size)
         };
         let (spatial, global) = game.features();
+        // Decided positions keep their policy target only in part (no
+        // draw when that is off, so the games stay as they were).
+        let keep_policy = full
+            && (cfg.decided_policy_weight >= 1.0
+                || rng.random::<f32>()
+                    < decided_policy_weight(res.winrate, cfg.decided_policy_weight));
         pending.push(Pending {
             spatial,
             global,
-            policy: full.then(|| target.clone()),
+            policy: keep_policy.then(|| target.clone()),
             to_move,
         });
         // Resignation.
