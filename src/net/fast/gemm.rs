@@ -134,11 +134,7 @@ mod tests {
     fn the_tiled_kernel_matches_the_gemm_crate() {
         // Every remainder of the 6-row and 64-column register tiles, with
         // row strides wider than the rows.
-        let mut seed = 7u32;
-        let mut rnd = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-        };
+        let mut rnd = super::super::uniform_values(7);
         for &(m, n, k) in &[
             (1, 16, 1),
             (5, 48, 7),
@@ -150,28 +146,22 @@ mod tests {
             let (lda, ldb, ldc) = (k + 3, n + 16, n + 5);
             let a: Vec<f32> = (0..m * lda).map(|_| rnd()).collect();
             let b: Vec<f32> = (0..k * ldb).map(|_| rnd()).collect();
-            let mut fast = vec![9.0; m * ldc];
-            let mut want = vec![9.0; m * ldc];
-            matmul(
-                m,
-                n,
-                k,
-                View::rows(&a, lda),
-                View::rows(&b, ldb),
-                &mut fast,
-                ldc,
-                false,
-            );
-            general(
-                m,
-                n,
-                k,
-                View::rows(&a, lda),
-                View::rows(&b, ldb),
-                &mut want,
-                ldc,
-                false,
-            );
+            type Product = fn(usize, usize, usize, View, View, &mut [f32], usize, bool);
+            let run = |f: Product| {
+                let mut c = vec![9.0; m * ldc];
+                f(
+                    m,
+                    n,
+                    k,
+                    View::rows(&a, lda),
+                    View::rows(&b, ldb),
+                    &mut c,
+                    ldc,
+                    false,
+                );
+                c
+            };
+            let (fast, want) = (run(matmul), run(general));
             for r in 0..m {
                 for j in 0..ldc {
                     let (x, y) = (fast[r * ldc + j], want[r * ldc + j]);

@@ -259,3 +259,14 @@ impl FastNet {
         self.heads.run(&lv.act[..rows * c], c, a, d, &mut s.heads)
     }
 }
+
+/// Deterministic values in [-0.5, 0.5) for the kernels' tests (a linear
+/// congruential generator: no dependency, the same values everywhere).
+#[cfg(test)]
+fn uniform_values(seed: u32) -> impl FnMut() -> f32 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (state >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+    }
+}

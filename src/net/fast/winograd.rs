@@ -437,11 +437,7 @@ mod tests {
     /// counts that are and are not multiples of the vector width.
     #[test]
     fn both_variants_match_a_direct_convolution() {
-        let mut seed = 3u32;
-        let mut rnd = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-        };
+        let mut rnd = super::super::uniform_values(3);
         for (cin, cout) in [(16, 16), (5, 19), (32, 48)] {
             let w: Vec<f32> = (0..cout * cin * 9).map(|_| rnd()).collect();
             for side in 1..=10 {
