@@ -39,6 +39,9 @@ pub enum Epi<'a> {
 
 impl Epi<'_> {
     /// Handles the values `y` of channels `c0..c0 + y.len()` at point `p`.
+    /// Inlined into a kernel that passes a whole vector (`&[f32; N]`), the
+    /// length is a constant, so the copies and loops keep the values in
+    /// registers (no calls to `memcpy`, no remainder loops).
     #[inline(always)]
     pub fn apply(&mut self, p: usize, c0: usize, y: &[f32]) {
         let n = y.len();
@@ -71,53 +74,6 @@ impl Epi<'_> {
                         o[i] = t[i] * s[i] + b[i];
                     }
                     act::apply(nx.act, o);
-                }
-            }
-        }
-    }
-}
-
-impl Epi<'_> {
-    /// [`Epi::apply`] for a whole vector of `N` channels: every slice has a
-    /// length known at compile time, so the kernel that inlines this keeps
-    /// the values in registers (no copy loops, no calls to `memcpy`).
-    #[inline(always)]
-    pub fn apply_full<const N: usize>(&mut self, p: usize, c0: usize, y: &[f32; N]) {
-        match self {
-            Epi::Store {
-                out,
-                stride,
-                act: a,
-                act_from,
-            } => {
-                let o = p * *stride + c0;
-                let d: &mut [f32; N] = (&mut out[o..o + N]).try_into().expect("N values");
-                *d = *y;
-                if *act_from <= c0 {
-                    act::apply(*a, d);
-                } else {
-                    act::apply(*a, &mut d[(*act_from - c0).min(N)..]);
-                }
-            }
-            Epi::Residual {
-                trunk,
-                stride,
-                next,
-            } => {
-                let o = p * *stride + c0;
-                let t: &mut [f32; N] = (&mut trunk[o..o + N]).try_into().expect("N values");
-                for (t, v) in t.iter_mut().zip(y) {
-                    *t += v;
-                }
-                if let Some(nx) = next {
-                    let o = p * nx.stride + c0;
-                    let out: &mut [f32; N] = (&mut nx.out[o..o + N]).try_into().expect("N values");
-                    let s: &[f32; N] = nx.norm.scale[c0..c0 + N].try_into().expect("N values");
-                    let b: &[f32; N] = nx.norm.bias[c0..c0 + N].try_into().expect("N values");
-                    for i in 0..N {
-                        out[i] = t[i] * s[i] + b[i];
-                    }
-                    act::apply(nx.act, out);
                 }
             }
         }

@@ -328,17 +328,19 @@ fn output_body<const T: usize, const O: usize, const N: usize, const OT: usize, 
                             if x >= w {
                                 break;
                             }
-                            let ov = &mut o[i * O + k];
+                            let (point, ov) = ((b * h + y) * w + x, &mut o[i * O + k]);
+                            // A whole vector goes on at its constant length
+                            // (see `Epi::apply`), a last partial one as a slice.
                             if cw == CB {
                                 for (v, bv) in ov.iter_mut().zip(&bias[c0..c0 + CB]) {
                                     *v += bv;
                                 }
-                                epi.apply_full((b * h + y) * w + x, c0, ov);
+                                epi.apply(point, c0, ov);
                             } else {
-                                for c in 0..cw {
-                                    ov[c] += bias[c0 + c];
+                                for (v, bv) in ov.iter_mut().zip(&bias[c0..c0 + cw]) {
+                                    *v += bv;
                                 }
-                                epi.apply((b * h + y) * w + x, c0, &ov[..cw]);
+                                epi.apply(point, c0, &ov[..cw]);
                             }
                         }
                     }
