@@ -62,10 +62,7 @@ impl Conv3 {
             Variant::F4 => &self.u[0],
             Variant::F3 => &self.u[1],
         };
-        let ones = vec![1.0; self.cout];
-        slot.get_or_init(|| {
-            winograd::transform_kernels(&self.w, self.cin, self.cout, &ones, variant)
-        })
+        slot.get_or_init(|| winograd::transform_kernels(&self.w, self.cin, self.cout, variant))
     }
 
     /// Runs on `input` (`cin` channels at row stride `stride`) of `batch`

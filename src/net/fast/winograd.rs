@@ -105,15 +105,9 @@ const G3: [[f32; 3]; 5] = [
     [0.0, 0.0, 1.0],
 ];
 
-/// Transforms `[cout][cin][3][3]` kernels, output channel `o` scaled by
-/// `scale[o]`, to `[points][cin][cout]` for `variant`.
-pub fn transform_kernels(
-    w: &[f32],
-    cin: usize,
-    cout: usize,
-    scale: &[f32],
-    variant: Variant,
-) -> Vec<f32> {
+/// Transforms `[cout][cin][3][3]` kernels to `[points][cin][cout]` for
+/// `variant`.
+pub fn transform_kernels(w: &[f32], cin: usize, cout: usize, variant: Variant) -> Vec<f32> {
     let g_mat = variant.g();
     let t_len = g_mat.len();
     let mut u = vec![0f32; t_len * t_len * cin * cout];
@@ -121,18 +115,16 @@ pub fn transform_kernels(
         for i in 0..cin {
             let g = &w[(o * cin + i) * 9..(o * cin + i) * 9 + 9];
             // t = G g (T×3), then u = t Gᵀ (T×T), in f64.
-            let t: Vec<[f64; 3]> = g_mat
-                .iter()
-                .map(|gr| {
-                    std::array::from_fn(|c| {
-                        (0..3).map(|k| gr[k] as f64 * g[k * 3 + c] as f64).sum()
-                    })
-                })
-                .collect();
-            for (r, tr) in t.iter().enumerate() {
+            let mut t = [[0f64; 3]; 6];
+            for (tr, gr) in t.iter_mut().zip(g_mat) {
+                for (c, tv) in tr.iter_mut().enumerate() {
+                    *tv = (0..3).map(|k| gr[k] as f64 * g[k * 3 + c] as f64).sum();
+                }
+            }
+            for (r, tr) in t[..t_len].iter().enumerate() {
                 for (s, gs) in g_mat.iter().enumerate() {
                     let v: f64 = (0..3).map(|k| tr[k] * gs[k] as f64).sum();
-                    u[((r * t_len + s) * cin + i) * cout + o] = (v * scale[o] as f64) as f32;
+                    u[((r * t_len + s) * cin + i) * cout + o] = v as f32;
                 }
             }
         }
@@ -475,7 +467,7 @@ mod tests {
                     }
                 }
                 for variant in [Variant::F4, Variant::F3] {
-                    let u = transform_kernels(&w, cin, cout, &vec![1.0; cout], variant);
+                    let u = transform_kernels(&w, cin, cout, variant);
                     let nt = batch * variant.tiles(side) * variant.tiles(side);
                     let n = variant.points();
                     let mut v = vec![0f32; n * nt * cin];
