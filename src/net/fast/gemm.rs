@@ -1,8 +1,9 @@
 //! Matrix products for the fast path: on AVX-512, row-major products
-//! whose width is a multiple of 16 and whose right operand is small (every
-//! product of tengen's 64-channel nets, the 192-channel Winograd products
-//! of KataGo's) go to the register-tiled kernel of [`super::kernel`],
-//! which needs no packing; everything else to the `gemm` crate (the one burn's
+//! whose width is a multiple of 16 and whose right operand is at most
+//! [`super::kernel::MAX_B`] (every product of tengen's 64-channel nets) go
+//! to the register-tiled kernel of [`super::kernel`], which needs no
+//! packing; everything else, KataGo's 192- and 384-channel layers among
+//! them, to the `gemm` crate (the one burn's
 //! flex backend uses: packing, AVX2/AVX-512 micro-kernels chosen at run
 //! time). One thread per call: the search runs several evaluator calls at
 //! once, and per-call threading only pays for batches far larger than

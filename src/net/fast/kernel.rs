@@ -2,8 +2,8 @@
 //! `c = a · b` with `a` row-major, `b` row-major with a width that is a
 //! multiple of 16, `c` row-major and overwritten.
 //!
-//! The products here are small (a few dozen to a few hundred rows, 64 to
-//! a few hundred columns and depth): the Winograd domain's 36 products per
+//! The products here are small (a few dozen to a few hundred rows, 64
+//! columns and depth): the Winograd domain's 25 or 36 products per
 //! convolution over the tiles of a batch, and the 1×1 convolutions. For
 //! those, packing the operands (what a general GEMM does first) costs as
 //! much as it saves. `b`'s rows are already contiguous vectors, so each
@@ -15,12 +15,13 @@
 //! AVX-512, for widths that are a multiple of 16 and a `b` of at most
 //! [`MAX_B`] elements.
 
-/// The largest `b` (depth × width) the kernel takes: up to 192 × 192
-/// (144 KiB) it ran faster than the `gemm` crate here, at 128 × 384 and
-/// beyond slower (`b` no longer stays near the core while the panels of
-/// `a` pass, and the crate blocks and packs for the caches); measured on
-/// the Intel Xeon of 2026-12-03 (`cargo test --release --lib
-/// kernel_speed -- --ignored --nocapture`).
+/// The largest `b` (depth × width) the kernel takes. Alone, it beat the
+/// `gemm` crate up to 192 × 192 and lost from 128 × 384 on (`b` no longer
+/// stays near the core while the panels of `a` pass; the crate blocks and
+/// packs for the caches: `cargo test --release --lib kernel_speed --
+/// --ignored --nocapture`). In whole nets, KataGo's 192 × 192 Winograd
+/// products ran no faster on it, so only the 64-channel shapes (up to
+/// 128 × 128) come here. Measured on the Intel Xeon of 2026-12-03.
 pub const MAX_B: usize = 128 * 128;
 
 /// Rows of `c` per register tile.
