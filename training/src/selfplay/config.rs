@@ -260,6 +260,8 @@ impl SelfplayConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
 
     #[test]
     fn decided_positions_keep_less_policy() {
@@ -273,8 +275,6 @@ mod tests {
         assert!((w(0.975, 0.1) - (1.0 - 0.9 * 0.25)).abs() < 1e-5);
         assert_eq!(w(0.0, 1.0), 1.0, "1 turns it off");
     }
-    use rand::rngs::StdRng;
-    use rand::SeedableRng;
 
     #[test]
     fn rules_cover_komi_and_scorings_around_the_fair_value() {

@@ -93,10 +93,12 @@ impl Dataset {
         let changed: Vec<Option<Sample>> = picks
             .iter()
             .map(|&(i, _, d, r)| {
-                let mut s = d.and_then(|d| shift_komi(&self.samples[i], d));
+                let base = &self.samples[i];
+                let mut s = d.and_then(|d| shift_komi(base, d));
                 if let Some((ko, suicide)) = r {
-                    let mut v = s.clone().unwrap_or_else(|| self.samples[i].clone());
-                    if vary_rules_in_place(&mut v, ko, suicide) {
+                    let shifted = s.is_some();
+                    let mut v = s.take().unwrap_or_else(|| base.clone());
+                    if vary_rules_in_place(&mut v, ko, suicide) || shifted {
                         s = Some(v);
                     }
                 }
