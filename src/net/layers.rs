@@ -88,6 +88,9 @@ impl Conv {
     /// `[b, in, h, w]` → `[b, out, h, w]`.
     pub fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         let k = self.weight.dims()[2];
+        if k == 3 && super::conv_ext::applies(&x) {
+            return super::conv_ext::conv3(x, self.weight.val());
+        }
         let pad = k / 2;
         conv2d(
             x,

@@ -13,6 +13,7 @@
 
 pub mod blocks;
 pub mod config;
+pub mod conv_ext;
 pub mod device;
 pub mod error;
 pub mod evaluator;

@@ -263,7 +263,7 @@ impl FastNet {
 /// Deterministic values in [-0.5, 0.5) for the kernels' tests (a linear
 /// congruential generator: no dependency, the same values everywhere).
 #[cfg(test)]
-fn uniform_values(seed: u32) -> impl FnMut() -> f32 {
+pub(crate) fn uniform_values(seed: u32) -> impl FnMut() -> f32 {
     let mut state = seed;
     move || {
         state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
