@@ -154,6 +154,21 @@ pub(crate) enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Training speed: optimizer steps of a random net on synthetic
+    /// batches, the 3x3 convolutions on the fast path's kernels and on
+    /// burn's, side by side (nothing is saved).
+    BenchTrain {
+        #[arg(long, default_value = "b6c64")]
+        arch: String,
+        /// Board sizes, comma-separated.
+        #[arg(long, default_value = "9,19", value_delimiter = ',')]
+        sizes: Vec<usize>,
+        #[arg(long, default_value_t = 128)]
+        batch: usize,
+        /// Timed steps per configuration (after two untimed ones).
+        #[arg(long, default_value_t = 8)]
+        steps: usize,
+    },
     /// Plot a training run's metrics.csv (losses against steps) as PNG.
     Plot {
         #[arg(long)]

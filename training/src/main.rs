@@ -119,6 +119,37 @@ fn run(cli: Cli) -> Result<(), String> {
             b.finish();
             print_json(&s);
         }
+        Cmd::BenchTrain {
+            arch,
+            sizes,
+            batch,
+            steps,
+        } => {
+            if let Some(s) = sizes.iter().find(|s| !(2..=19).contains(*s)) {
+                return Err(format!("--sizes: {s} is not a board size from 2 to 19"));
+            }
+            if batch == 0 || steps == 0 {
+                return Err("--batch and --steps must be at least 1".into());
+            }
+            let config = parse_arch(&arch)?;
+            let threads = tengen::net::conv_ext::threads();
+            let peak = tengen::net::fast::peak::threads(threads);
+            println!("{arch}, batch {batch}, {threads} thread(s): fp32 FMA peak {peak:.1} GFLOP/s");
+            let rows = train::bench::run(&config, &sizes, batch, steps, peak, &device)?;
+            println!("| board | 3x3 convolutions | samples/s | GFLOP/s | % of peak |");
+            println!("|---|---|---|---|---|");
+            for r in &rows {
+                println!(
+                    "| {s}x{s} | {} | {:.1} | {:.1} | {:.0}% |",
+                    r.conv,
+                    r.samples_per_sec,
+                    r.gflops,
+                    100.0 * r.peak_share,
+                    s = r.size
+                );
+            }
+            print_json(&rows);
+        }
         Cmd::Sl {
             sgf,
             out,
