@@ -276,6 +276,14 @@ thread_local! {
     static BUFFERS: std::cell::RefCell<Buffers> = Default::default();
 }
 
+/// `v`'s first `n` values, stale.
+fn sized(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
+    if v.len() < n {
+        v.resize(n, 0.0);
+    }
+    &mut v[..n]
+}
+
 /// `v`'s first `n` values, zeroed.
 fn zeroed(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
     if v.len() < n {
@@ -306,9 +314,10 @@ pub fn forward(x: &[f32], w: &[f32], dims: [usize; 5]) -> Vec<f32> {
                     b,
                     conv: scratch,
                 } = bufs;
-                let xs = zeroed(a, xc.len());
+                // Both are overwritten whole: no zeroing.
+                let xs = sized(a, xc.len());
                 to_channels_last(xc, cin, p, xs);
-                let ys = zeroed(b, yc.len());
+                let ys = sized(b, yc.len());
                 let mut epi = Epi::Store {
                     out: ys,
                     stride: cout,
