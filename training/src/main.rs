@@ -513,6 +513,18 @@ mod tests {
     }
 
     #[test]
+    fn a_timed_match_uses_all_its_time_unless_asked_to_stop_early() {
+        assert!(!match_args(&["--move-time", "1"]).search().early_stop);
+        assert!(
+            match_args(&["--move-time", "1", "--early-stop"])
+                .search()
+                .early_stop
+        );
+        // Without a time bound there is nothing to save.
+        assert!(!match_args(&["--early-stop"]).search().early_stop);
+    }
+
+    #[test]
     fn match_rejects_a_batch_of_zero() {
         let err = match_args(&["--batch", "0"]).check().unwrap_err();
         assert!(err.contains("--batch"), "{err}");
