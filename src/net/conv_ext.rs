@@ -10,11 +10,11 @@
 //!   [`super::fast::conv::Conv3`], batches split over the rayon pool;
 //! - input gradient: the same convolution of the output gradient with the
 //!   kernels transposed (input ↔ output channel) and turned 180°;
-//! - weight gradient: with input and output gradient laid out channels
-//!   last on the board padded by one point, each of the 9 kernel offsets
-//!   is one matrix product `Gᵀ · X`, where `X` is the padded input shifted
-//!   by the offset's rows. The border of `G` is zero, so the shifted rows
-//!   that fall outside a board count nothing.
+//! - weight gradient: with input and output gradient copied channel-major
+//!   onto the boards padded by one point (a channel is one row), each of
+//!   the 9 kernel offsets is one matrix product `G · Xᵀ`, where `X` is the
+//!   padded input shifted by the offset's columns. The border of `G` is
+//!   zero, so the shifted columns that fall outside a board count nothing.
 //!
 //! Only tensors on an autodiff device over flex take this route (see
 //! [`applies`]): burn's own convolution stays the reference that the fast
@@ -33,7 +33,7 @@ use burn::tensor::{DType, Tensor, TensorData};
 use rayon::prelude::*;
 
 use super::config::Activation;
-use super::fast::conv::{Conv3, ConvScratch};
+use super::fast::conv::{grow, Conv3, ConvScratch};
 use super::fast::epi::Epi;
 use super::fast::gemm::{matmul, View};
 
@@ -63,8 +63,10 @@ thread_local! {
 /// bench-train` measures both. Otherwise `TENGEN_BURN_CONV=1` turns it
 /// off. Per thread, so that tests running side by side do not switch each
 /// other's route.
-pub fn set_enabled(on: bool) {
-    CHOICE.set(Some(on));
+/// `None` hands the choice back to the environment. Returns the choice
+/// it replaces, so a caller can put it back.
+pub fn set_enabled(on: Option<bool>) -> Option<bool> {
+    CHOICE.replace(on)
 }
 
 fn enabled() -> bool {
@@ -276,20 +278,9 @@ thread_local! {
     static BUFFERS: std::cell::RefCell<Buffers> = Default::default();
 }
 
-/// `v`'s first `n` values, stale.
-fn sized(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
-    if v.len() < n {
-        v.resize(n, 0.0);
-    }
-    &mut v[..n]
-}
-
 /// `v`'s first `n` values, zeroed.
 fn zeroed(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
-    if v.len() < n {
-        v.resize(n, 0.0);
-    }
-    let s = &mut v[..n];
+    let s = grow(v, n);
     s.fill(0.0);
     s
 }
@@ -315,9 +306,9 @@ pub fn forward(x: &[f32], w: &[f32], dims: [usize; 5]) -> Vec<f32> {
                     conv: scratch,
                 } = bufs;
                 // Both are overwritten whole: no zeroing.
-                let xs = sized(a, xc.len());
+                let xs = grow(a, xc.len());
                 to_channels_last(xc, cin, p, xs);
-                let ys = sized(b, yc.len());
+                let ys = grow(b, yc.len());
                 let mut epi = Epi::Store {
                     out: ys,
                     stride: cout,

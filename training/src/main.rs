@@ -125,8 +125,11 @@ fn run(cli: Cli) -> Result<(), String> {
             batch,
             steps,
         } => {
-            if let Some(s) = sizes.iter().find(|s| !(2..=19).contains(*s)) {
-                return Err(format!("--sizes: {s} is not a board size from 2 to 19"));
+            use tengen::rules::{MAX_SIZE, MIN_SIZE};
+            if let Some(s) = sizes.iter().find(|s| !(MIN_SIZE..=MAX_SIZE).contains(*s)) {
+                return Err(format!(
+                    "--sizes: {s} is not a board size from {MIN_SIZE} to {MAX_SIZE}"
+                ));
             }
             if batch == 0 || steps == 0 {
                 return Err("--batch and --steps must be at least 1".into());

@@ -18,7 +18,9 @@ pub struct ConvScratch {
     m: Vec<f32>,
 }
 
-fn grow(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
+/// `v`'s first `n` values, grown (with zeros) when it is shorter; values
+/// already there are left as they are.
+pub(crate) fn grow(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
     if v.len() < n {
         v.resize(n, 0.0);
     }

@@ -77,6 +77,14 @@ pub fn run(
     peak: f64,
     device: &Device,
 ) -> Result<Vec<BenchRow>, String> {
+    /// Puts the thread's convolution route back however `run` ends.
+    struct Restore(Option<bool>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            tengen::net::conv_ext::set_enabled(self.0);
+        }
+    }
+    let _restore = Restore(tengen::net::conv_ext::set_enabled(None));
     let mut rows = Vec::new();
     for &size in sizes {
         let mut rng = StdRng::seed_from_u64(size as u64);
@@ -87,7 +95,7 @@ pub fn run(
         let b = Batch::new(size, &picks);
         let flops = 3 * config.flops(size);
         for (conv, on) in [("fast", true), ("burn", false)] {
-            tengen::net::conv_ext::set_enabled(on);
+            tengen::net::conv_ext::set_enabled(Some(on));
             let net = TrainNet::random(config, 1, device).map_err(|e| e.to_string())?;
             let mut t = Trainer::new(net, device);
             for _ in 0..2 {
@@ -111,7 +119,6 @@ pub fn run(
             });
         }
     }
-    tengen::net::conv_ext::set_enabled(true);
     Ok(rows)
 }
 
