@@ -36,6 +36,7 @@ use super::config::Activation;
 use super::fast::conv::{grow, Conv3, ConvScratch};
 use super::fast::epi::Epi;
 use super::fast::gemm::{matmul, View};
+use super::fast::transpose::transpose;
 
 /// Boards per task: the Winograd buffers of a few boards stay in the
 /// caches, and two cores still get a dozen tasks from a batch of 128.
@@ -230,37 +231,17 @@ impl<B: Backend + Conv3Ops, C: CheckpointStrategy> Conv3Ops for Autodiff<B, C> {
     }
 }
 
-/// Points per block of the transposes: a block's rows stay in L1 while
-/// every channel passes.
-const TILE: usize = 16;
-
 /// `[b][c][p]` → `[b][p][c]` for `p` points per board.
 fn to_channels_last(x: &[f32], c: usize, p: usize, out: &mut [f32]) {
     for (xb, ob) in x.chunks_exact(c * p).zip(out.chunks_exact_mut(c * p)) {
-        for p0 in (0..p).step_by(TILE) {
-            let n = TILE.min(p - p0);
-            for ci in 0..c {
-                let src = &xb[ci * p + p0..ci * p + p0 + n];
-                for (j, v) in src.iter().enumerate() {
-                    ob[(p0 + j) * c + ci] = *v;
-                }
-            }
-        }
+        transpose(xb, c, p, ob);
     }
 }
 
 /// `[b][p][c]` → `[b][c][p]`.
 fn to_channels_first(x: &[f32], c: usize, p: usize, out: &mut [f32]) {
     for (xb, ob) in x.chunks_exact(c * p).zip(out.chunks_exact_mut(c * p)) {
-        for p0 in (0..p).step_by(TILE) {
-            let n = TILE.min(p - p0);
-            for ci in 0..c {
-                let dst = &mut ob[ci * p + p0..ci * p + p0 + n];
-                for (j, v) in dst.iter_mut().enumerate() {
-                    *v = xb[(p0 + j) * c + ci];
-                }
-            }
-        }
+        transpose(xb, p, c, ob);
     }
 }
 

@@ -34,6 +34,7 @@ pub mod peak;
 #[macro_use]
 pub mod simd;
 pub mod transformer;
+pub mod transpose;
 pub mod winograd;
 
 use std::sync::Mutex;
