@@ -163,6 +163,10 @@ pub(crate) enum Cmd {
         /// Board sizes, comma-separated.
         #[arg(long, default_value = "9,19", value_delimiter = ',')]
         sizes: Vec<usize>,
+        /// Convolution routes to time, comma-separated: fast (the fast
+        /// path's kernels) and burn (burn's own).
+        #[arg(long, default_value = "fast,burn", value_delimiter = ',')]
+        convs: Vec<String>,
         #[arg(long, default_value_t = 128)]
         batch: usize,
         /// Timed steps per configuration (after two untimed ones).

@@ -13,6 +13,7 @@
 //! Errors are plain strings with context (this crate is an application);
 //! nothing here panics on bad files or settings.
 
+pub mod alloc;
 pub mod anchors;
 pub mod arena;
 pub mod elo;

@@ -122,10 +122,20 @@ fn run(cli: Cli) -> Result<(), String> {
         Cmd::BenchTrain {
             arch,
             sizes,
+            convs,
             batch,
             steps,
         } => {
             use tengen::rules::{MAX_SIZE, MIN_SIZE};
+            let routes = convs
+                .iter()
+                .map(|c| {
+                    train::bench::ROUTES
+                        .into_iter()
+                        .find(|(name, _)| name == c)
+                        .ok_or_else(|| format!("--convs: {c} is neither fast nor burn"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             if let Some(s) = sizes.iter().find(|s| !(MIN_SIZE..=MAX_SIZE).contains(*s)) {
                 return Err(format!(
                     "--sizes: {s} is not a board size from {MIN_SIZE} to {MAX_SIZE}"
@@ -138,7 +148,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let threads = tengen::net::conv_ext::threads();
             let peak = tengen::net::fast::peak::threads(threads);
             println!("{arch}, batch {batch}, {threads} thread(s): fp32 FMA peak {peak:.1} GFLOP/s");
-            let rows = train::bench::run(&config, &sizes, batch, steps, peak, &device)?;
+            let rows = train::bench::run(&config, &sizes, &routes, batch, steps, peak, &device)?;
             println!("| board | 3x3 convolutions | samples/s | GFLOP/s | % of peak |");
             println!("|---|---|---|---|---|");
             for r in &rows {
@@ -480,6 +490,7 @@ fn run(cli: Cli) -> Result<(), String> {
 }
 
 fn main() {
+    tengen_train::alloc::keep_freed_memory();
     // Denormals flushed to zero in every thread started from here on
     // (burn's pools for training too): see `tengen::net::fast::ftz`.
     let _ftz = tengen::net::fast::ftz::FlushDenormals::new();

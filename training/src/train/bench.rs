@@ -65,13 +65,18 @@ pub fn synthetic_sample(size: usize, rng: &mut StdRng) -> Sample {
     }
 }
 
+/// The convolution routes [`run`] can time: the fast path's kernels
+/// (`conv_ext`) and burn's own.
+pub const ROUTES: [(&str, bool); 2] = [("fast", true), ("burn", false)];
+
 /// Times `steps` optimizer steps (after two untimed ones) of a random net
-/// of `config` at batch `batch` on each of `sizes`, with the fast
-/// convolutions and then burn's; `peak` is the FMA peak in GFLOP/s of the
+/// of `config` at batch `batch` on each of `sizes`, on each of `routes`
+/// (from [`ROUTES`]) in turn; `peak` is the FMA peak in GFLOP/s of the
 /// threads the step uses.
 pub fn run(
     config: &NetConfig,
     sizes: &[usize],
+    routes: &[(&'static str, bool)],
     batch: usize,
     steps: usize,
     peak: f64,
@@ -94,7 +99,7 @@ pub fn run(
         let picks: Vec<_> = samples.iter().map(|s| (s, Symmetry::IDENTITY)).collect();
         let b = Batch::new(size, &picks);
         let flops = 3 * config.flops(size);
-        for (conv, on) in [("fast", true), ("burn", false)] {
+        for &(conv, on) in routes {
             tengen::net::conv_ext::set_enabled(Some(on));
             let net = TrainNet::random(config, 1, device).map_err(|e| e.to_string())?;
             let mut t = Trainer::new(net, device);
@@ -128,7 +133,16 @@ mod tests {
 
     #[test]
     fn both_convolution_routes_train_and_report_a_speed() {
-        let rows = run(&NetConfig::small(1, 16), &[5], 2, 1, 100.0, &Device::flex()).unwrap();
+        let rows = run(
+            &NetConfig::small(1, 16),
+            &[5],
+            &ROUTES,
+            2,
+            1,
+            100.0,
+            &Device::flex(),
+        )
+        .unwrap();
         let convs: Vec<_> = rows.iter().map(|r| r.conv).collect();
         assert_eq!(convs, ["fast", "burn"]);
         for r in &rows {
