@@ -510,9 +510,12 @@ pub(crate) struct TrArgs {
     /// same final board (0: off).
     #[arg(long, default_value_t = 0.0, value_parser = share)]
     pub(crate) komi_shift: f32,
-    /// The largest komi shift, in points (whole and half points up to it,
-    /// either way).
-    #[arg(long, default_value_t = 6.0, value_parser = komi_points)]
+    /// The shifted samples' komi, from the player to move's view, is
+    /// drawn from the whole and half points in -MAX..=MAX, the same way
+    /// for both colours (so the komi input does not tell whose turn it
+    /// is). Loops and runs saved before this shifted by up to MAX from
+    /// each game's own komi, and resume that way.
+    #[arg(long, default_value_t = 12.0, value_parser = komi_points)]
     pub(crate) komi_shift_max: f32,
     /// Rules augmentation: this share of the samples drawn is shown under
     /// a ko rule and a suicide rule at least as permissive as its game's
@@ -614,13 +617,18 @@ pub(crate) struct StreamArgs {
     /// checkpoint's.
     #[arg(long, value_parser = share)]
     pub(crate) komi_shift: Option<f32>,
-    /// The largest komi shift, in points.
-    #[arg(long, default_value_t = 6.0, value_parser = komi_points)]
+    /// The shifted positions' komi is drawn from -MAX..=MAX points (as
+    /// for `train`); on resume, given with --komi-shift: takes effect.
+    #[arg(long, default_value_t = 12.0, value_parser = komi_points)]
     pub(crate) komi_shift_max: f32,
     /// Rules augmentation, as for `train` (0: off) [default: 0]. On
     /// resume, given: takes effect; not given: the checkpoint's.
     #[arg(long, value_parser = share)]
     pub(crate) rules_mix: Option<f32>,
+    /// Multiplies the score loss's weight (the command line's on every
+    /// start, like the learning rates).
+    #[arg(long, default_value_t = 1.0)]
+    pub(crate) score_weight: f32,
     /// Batches prepared ahead of the trainer.
     #[arg(long, default_value_t = 16)]
     pub(crate) queue: usize,
@@ -667,6 +675,7 @@ impl StreamArgs {
             augment: !self.no_augment,
             komi_shift: KomiShift::from_flags(self.komi_shift.unwrap_or(0.0), self.komi_shift_max),
             rules_mix: RulesMix::from_flag(self.rules_mix.unwrap_or(0.0)),
+            score_weight: self.score_weight,
             resume: tengen_train::human::run::ResumeOverrides {
                 keep: self.keep.is_some(),
                 komi_shift: self.komi_shift.is_some(),

@@ -382,6 +382,7 @@ fn run_cfg(dir: &Path, steps: u64) -> HumanConfig {
         augment: true,
         komi_shift: None,
         rules_mix: None,
+        score_weight: 1.0,
         resume: ResumeOverrides::default(),
         queue: 2,
         progress_secs: 0.0,
@@ -676,10 +677,8 @@ fn komi_shift_moves_only_counted_positions_and_keeps_the_board_margin() {
         ..stream_cfg(&dir)
     };
     let shifted = StreamConfig {
-        komi_shift: Some(tengen_train::train::data::KomiShift {
-            prob: 1.0,
-            max: 6.0,
-        }),
+        // Absolute komis, -6..=6 for both colours (the games are at 7).
+        komi_shift: tengen_train::train::data::KomiShift::from_flags(1.0, 6.0),
         ..plain.clone()
     };
     let (mut a, mut b) = (
@@ -698,6 +697,7 @@ fn komi_shift_moves_only_counted_positions_and_keeps_the_board_margin() {
             if x.score_w[r] > 0.0 {
                 counted += 1;
                 assert_eq!(x.score[r] - kx, y.score[r] - ky, "row {r}");
+                assert!(ky.abs() <= 6.0, "row {r}: komi {ky}");
                 assert_eq!(y.value[r * 3] == 1.0, y.score[r] > 0.0);
                 moved += usize::from(kx != ky);
             } else {

@@ -52,6 +52,10 @@ pub struct HumanConfig {
     /// Rules augmentation (`None`: off).
     #[serde(default)]
     pub rules_mix: Option<RulesMix>,
+    /// Multiplies the score loss's weight (1: the loss's own), like the
+    /// learning rates a setting of this process, not of the checkpoint.
+    #[serde(default = "one")]
+    pub score_weight: f32,
     /// Which of `options.keep`, `komi_shift` and `rules_mix` replace the checkpoint's
     /// on resume (the command line gave them).
     #[serde(default)]
@@ -64,6 +68,10 @@ pub struct HumanConfig {
     /// as if killed after a checkpoint: for measurements and tests.
     #[serde(default)]
     pub stop_after: Option<u64>,
+}
+
+fn one() -> f32 {
+    1.0
 }
 
 impl HumanConfig {
@@ -81,6 +89,9 @@ impl HumanConfig {
         let ok = |x: f32| x.is_finite() && x > 0.0;
         if self.batch == 0 || !ok(self.lr) || !self.lr_end.is_none_or(ok) {
             return Err("need --batch >= 1 and learning rates > 0".into());
+        }
+        if !(0.0..=100.0).contains(&self.score_weight) {
+            return Err("--score-weight must be in [0, 100]".into());
         }
         if !(self.options.keep > 0.0 && self.options.keep <= 1.0) {
             return Err("--keep must be in (0, 1]".into());
@@ -343,8 +354,9 @@ pub fn run(
         .map_or(cfg.steps, |k| cfg.steps.min(start_step + k));
     while trainer.step < end {
         let t0 = Instant::now();
-        let sb = data.next_batch()?;
+        let mut sb = data.next_batch()?;
         let t1 = Instant::now();
+        sb.batch.scale_aux(cfg.score_weight, 1.0);
         let r = trainer.step(&sb.batch, cfg.lr_at(trainer.step));
         let dt = t1.elapsed();
         // The first batch waits for the stream to start (counting the

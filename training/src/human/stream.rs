@@ -39,6 +39,7 @@ use flate2::read::MultiGzDecoder;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+use tengen::features::v7;
 use tengen::rules::Symmetry;
 use tengen::sgf::GameRecord;
 
@@ -384,7 +385,8 @@ fn batch_windows(
                     } else {
                         Symmetry::IDENTITY
                     };
-                    if let Some(d) = cfg.komi_shift.and_then(|k| k.draw(&mut rng)) {
+                    let now = v7::self_komi(&s.global);
+                    if let Some(d) = cfg.komi_shift.and_then(|k| k.draw(now, &mut rng)) {
                         shift_komi_in_place(s, d);
                     }
                     if let Some((ko, suicide)) = cfg.rules_mix.and_then(|r| r.draw(&mut rules_rng))
