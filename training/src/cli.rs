@@ -226,6 +226,17 @@ pub(crate) enum Cmd {
         /// boards under chinese, japanese, tromp-taylor and aga rules).
         #[arg(long)]
         check: bool,
+        /// Instead of the curve, the mean slope of the lead against komi
+        /// (over --from..--to by --step, under --rules) at move numbers
+        /// --at of the even games of this gzip SGF collection.
+        #[arg(long)]
+        games_from: Option<PathBuf>,
+        /// How many games of --games-from.
+        #[arg(long, default_value_t = 40)]
+        games: usize,
+        /// Move numbers (positions before that many moves), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "0,1,10,30,60,100,150")]
+        at: Vec<usize>,
     },
     /// Plays a net against the anchors and appends the rows to a loop
     /// folder's anchors.csv (e.g. to measure an anchor again after

@@ -68,10 +68,105 @@ pub fn record(
     crate::util::append_csv_row(csv, SUMMARY_HEADER, &rows.join("\n"))
 }
 
+/// The net's komi slope (least-squares lead per point of komi, over
+/// `komis`) at move `at[i]` of each of the first `games` even games of a
+/// gzip SGF collection (one game per line): (move, mean slope, games).
+/// Games with handicap or setup stones, or whose colours do not alternate
+/// from Black, are passed over. On the empty board the slope says little
+/// of a net that reads whose turn it is from komi; over real positions of
+/// both colours it does (see `train::data::KomiShift`).
+pub fn slopes_in_games(
+    eval: &Arc<dyn Evaluator>,
+    collection: &std::path::Path,
+    games: usize,
+    at: &[usize],
+    rules: Ruleset,
+    komis: &[f32],
+) -> Result<Vec<(usize, f32, usize)>, String> {
+    use std::io::BufRead;
+    use tengen::rules::Color;
+    let file =
+        std::fs::File::open(collection).map_err(|e| format!("{}: {e}", collection.display()))?;
+    let reader = std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file));
+    let mut sums = vec![(0.0f32, 0usize); at.len()];
+    let mut taken = 0;
+    for line in reader.split(b'\n') {
+        let line = line.map_err(|e| format!("{}: {e}", collection.display()))?;
+        if taken >= games {
+            break;
+        }
+        let Ok(rec) = tengen::sgf::GameRecord::from_bytes(&line) else {
+            continue;
+        };
+        let alternating = rec
+            .moves()
+            .enumerate()
+            .all(|(i, (c, _))| (c == Color::Black) == (i % 2 == 0));
+        let setup = rec
+            .nodes
+            .iter()
+            .any(|n| !n.setup.is_empty() || n.to_play.is_some());
+        if rec.handicap.unwrap_or(0) > 1 || setup || !alternating {
+            continue;
+        }
+        let moves: Vec<_> = rec.moves().map(|(_, m)| m).collect();
+        taken += 1;
+        for (k, &m) in at.iter().enumerate() {
+            if m > moves.len() {
+                continue;
+            }
+            let pts =
+                tengen::eval::komi_curve::curve(&**eval, rec.size, &moves[..m], rules, komis)?;
+            sums[k].0 += slope(&pts);
+            sums[k].1 += 1;
+        }
+    }
+    Ok(at
+        .iter()
+        .zip(sums)
+        .map(|(&m, (sum, n))| (m, sum / n.max(1) as f32, n))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use tengen::eval::fake::UniformEvaluator;
+
+    /// Only even games count (no handicap, setup or colours out of turn),
+    /// and a move number past a game's end is left out of its mean.
+    #[test]
+    fn slopes_in_games_reads_even_games_only() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("tengen-komi-slopes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.sgfs.gz");
+        let games = [
+            "(;GM[1]SZ[9]KM[7];B[ee];W[cc];B[gg];W[cg])",
+            "(;GM[1]SZ[9]KM[0.5]HA[2]AB[cc][gg];W[ee])",
+            "(;GM[1]SZ[9]KM[7];W[ee];B[cc])",
+        ];
+        let mut gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(&path).unwrap(),
+            flate2::Compression::fast(),
+        );
+        for g in games {
+            writeln!(gz, "{g}").unwrap();
+        }
+        gz.finish().unwrap();
+        let eval: Arc<dyn Evaluator> = Arc::new(UniformEvaluator);
+        let rows = slopes_in_games(
+            &eval,
+            &path,
+            10,
+            &[0, 2, 10],
+            Ruleset::chinese(),
+            &[0.0, 1.0],
+        )
+        .unwrap();
+        assert_eq!(rows, vec![(0, 0.0, 1), (2, 0.0, 1), (10, 0.0, 0)]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// A generation's rows are written once (Chinese and Japanese, 40
     /// steps each); the uniform evaluator's lead is flat at 0.

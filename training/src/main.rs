@@ -384,6 +384,9 @@ fn run(cli: Cli) -> Result<(), String> {
             record,
             generation,
             check,
+            games_from,
+            games,
+            at,
         } => {
             let rules = tengen::rules::Ruleset::from_name(&rules)
                 .ok_or_else(|| format!("unknown ruleset {rules:?}"))?;
@@ -400,6 +403,16 @@ fn run(cli: Cli) -> Result<(), String> {
                 use tengen::eval::komi_curve::{check_all, standard_cases, table};
                 let results = check_all(&*eval, &standard_cases())?;
                 print!("{}", table(&results));
+                return Ok(());
+            }
+            if let Some(collection) = &games_from {
+                let rows = tengen_train::komi_curve::slopes_in_games(
+                    &eval, collection, games, &at, rules, &komis,
+                )?;
+                println!("move,mean_slope,games");
+                for (m, s, n) in rows {
+                    println!("{m},{s:.3},{n}");
+                }
                 return Ok(());
             }
             let pts = tengen_train::komi_curve::curve(&eval, size, rules, &komis)?;
