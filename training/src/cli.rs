@@ -632,6 +632,12 @@ pub(crate) struct StreamArgs {
     /// for `train`); on resume, given with --komi-shift: takes effect.
     #[arg(long, default_value_t = 12.0, value_parser = komi_points)]
     pub(crate) komi_shift_max: f32,
+    /// Share of the drawn positions of uncounted games (resignations, time
+    /// losses) shown at the drawn komi for their move targets only, value
+    /// dropped, so that their komi does not hint whose turn it is (with
+    /// --komi-shift; default 0).
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    pub(crate) komi_shift_uncounted: f32,
     /// Rules augmentation, as for `train` (0: off) [default: 0]. On
     /// resume, given: takes effect; not given: the checkpoint's.
     #[arg(long, value_parser = share)]
@@ -684,7 +690,8 @@ impl StreamArgs {
             val_every: self.val_every,
             seed: self.seed,
             augment: !self.no_augment,
-            komi_shift: KomiShift::from_flags(self.komi_shift.unwrap_or(0.0), self.komi_shift_max),
+            komi_shift: KomiShift::from_flags(self.komi_shift.unwrap_or(0.0), self.komi_shift_max)
+                .map(|k| k.with_uncounted(self.komi_shift_uncounted)),
             rules_mix: RulesMix::from_flag(self.rules_mix.unwrap_or(0.0)),
             score_weight: self.score_weight,
             resume: tengen_train::human::run::ResumeOverrides {

@@ -217,7 +217,13 @@ fn resume_settings(state: &mut HumanState, cfg: &HumanConfig) {
     if cfg.resume.komi_shift && stream.komi_shift != cfg.komi_shift {
         let show = |k: Option<KomiShift>| {
             k.map_or("off".to_string(), |k| {
-                format!("{} up to {} points", k.prob, k.max)
+                format!(
+                    "{} {} {} points, uncounted {}",
+                    k.prob,
+                    if k.absolute { "within" } else { "up to" },
+                    k.max,
+                    k.uncounted
+                )
             })
         };
         eprintln!(

@@ -45,7 +45,9 @@ use tengen::sgf::GameRecord;
 
 use super::packed::Packed;
 use super::record::{game_samples, Options, Skip};
-use crate::train::data::{shift_komi_in_place, vary_rules_in_place, Batch, KomiShift, RulesMix};
+use crate::train::data::{
+    shift_komi_in_place, shift_komi_policy_only, vary_rules_in_place, Batch, KomiShift, RulesMix,
+};
 use crate::util::derive_seed;
 
 /// `.sgfs.gz` files in `dir` whose name contains `part` (`-train-`,
@@ -376,6 +378,7 @@ fn batch_windows(
         for (k, chunk) in win.samples.chunks_exact(b).enumerate().skip(first) {
             let mut rng = StdRng::seed_from_u64(derive_seed(ws, 24, k as u64));
             let mut rules_rng = StdRng::seed_from_u64(derive_seed(ws, 25, k as u64));
+            let mut uncounted_rng = StdRng::seed_from_u64(derive_seed(ws, 26, k as u64));
             let mut full: Vec<_> = chunk.iter().map(Packed::unpack).collect();
             let syms: Vec<Symmetry> = full
                 .iter_mut()
@@ -386,8 +389,16 @@ fn batch_windows(
                         Symmetry::IDENTITY
                     };
                     let now = v7::self_komi(&s.global);
-                    if let Some(d) = cfg.komi_shift.and_then(|k| k.draw(now, &mut rng)) {
-                        shift_komi_in_place(s, d);
+                    // Drawn for every sample from a generator of its own,
+                    // so the other draws stay as they were.
+                    let policy_only = uncounted_rng.random::<f32>();
+                    if let Some((k, d)) = cfg
+                        .komi_shift
+                        .and_then(|k| k.draw(now, &mut rng).map(|d| (k, d)))
+                    {
+                        if !shift_komi_in_place(s, d) && policy_only < k.uncounted {
+                            shift_komi_policy_only(s, d);
+                        }
                     }
                     if let Some((ko, suicide)) = cfg.rules_mix.and_then(|r| r.draw(&mut rules_rng))
                     {

@@ -167,6 +167,13 @@ pub struct KomiShift {
     /// relatively, and resume that way.
     #[serde(default)]
     pub absolute: bool,
+    /// Share of the drawn positions that cannot be shifted exactly (a
+    /// resignation, a time loss: no count) shown at the drawn komi all
+    /// the same, with their value and score targets dropped (the policy
+    /// targets stay). Without it those positions keep their game's komi,
+    /// and with it the hint of whose turn it is, for the value head.
+    #[serde(default)]
+    pub uncounted: f32,
 }
 
 impl KomiShift {
@@ -177,7 +184,17 @@ impl KomiShift {
             prob,
             max,
             absolute: true,
+            uncounted: 0.0,
         })
+    }
+
+    /// The same with a share `q` of the uncounted positions shown at the
+    /// drawn komi for their policy targets only (see `uncounted`).
+    pub fn with_uncounted(self, q: f32) -> KomiShift {
+        KomiShift {
+            uncounted: q,
+            ..self
+        }
     }
 
     /// The change of komi (from the player to move's view) for one sample
@@ -204,6 +221,15 @@ pub fn shift_komi(s: &Sample, delta: f32) -> Option<Sample> {
     let mut out = s.clone();
     shift_komi_in_place(&mut out, delta);
     Some(out)
+}
+
+/// `s` shown at `delta` more komi for the player to move with its value,
+/// score and ownership targets dropped: for a position whose result is
+/// not a count (see [`KomiShift::uncounted`]).
+pub fn shift_komi_policy_only(s: &mut Sample, delta: f32) {
+    let komi = v7::self_komi(&s.global) + delta;
+    v7::set_komi(&mut s.global, komi, s.size);
+    s.flags &= !(HAS_VALUE | HAS_SCORE | HAS_OWNERSHIP);
 }
 
 /// [`shift_komi`] on `s` itself; false (and `s` unchanged) where the shift
@@ -461,6 +487,29 @@ mod tests {
         assert!(RulesMix::from_flag(0.0).is_none());
     }
 
+    /// A resigned game's position shown at another komi keeps only what
+    /// komi does not change: the board and the move targets.
+    #[test]
+    fn an_uncounted_position_at_another_komi_keeps_only_its_move_targets() {
+        let mut resigned = counted(-7.5, 4.0, false);
+        resigned.flags &= !(HAS_SCORE | HAS_OWNERSHIP);
+        assert!(shift_komi(&resigned, 3.0).is_none(), "no exact shift");
+        let mut t = resigned.clone();
+        shift_komi_policy_only(&mut t, 3.0);
+        assert_eq!(v7::self_komi(&t.global), -4.5);
+        let mut fresh = resigned.global.clone();
+        v7::set_komi(&mut fresh, -4.5, 9);
+        assert_eq!(t.global, fresh);
+        assert_eq!(t.flags, HAS_POLICY);
+        assert_eq!(
+            (&t.spatial, &t.policy),
+            (&resigned.spatial, &resigned.policy)
+        );
+        let b = Batch::new(9, &[(&t, Symmetry::IDENTITY)]);
+        assert_eq!((b.value_w[0], b.score_w[0]), (0.0, 0.0));
+        assert_eq!(b.policy_w[0], 1.0);
+    }
+
     #[test]
     fn a_shift_moves_komi_score_and_outcome_together() {
         // White at komi 7 won by 3: the board gave White 4 fewer points.
@@ -547,6 +596,7 @@ mod tests {
             prob: 1.0,
             max: 6.0,
             absolute: false,
+            uncounted: 0.0,
         };
         let mut rng = StdRng::seed_from_u64(7);
         let mut shifted = 0;
