@@ -231,17 +231,13 @@ impl<B: Backend + Conv3Ops, C: CheckpointStrategy> Conv3Ops for Autodiff<B, C> {
     }
 }
 
-/// `[b][c][p]` → `[b][p][c]` for `p` points per board.
-fn to_channels_last(x: &[f32], c: usize, p: usize, out: &mut [f32]) {
-    for (xb, ob) in x.chunks_exact(c * p).zip(out.chunks_exact_mut(c * p)) {
-        transpose(xb, c, p, ob);
-    }
-}
-
-/// `[b][p][c]` → `[b][c][p]`.
-fn to_channels_first(x: &[f32], c: usize, p: usize, out: &mut [f32]) {
-    for (xb, ob) in x.chunks_exact(c * p).zip(out.chunks_exact_mut(c * p)) {
-        transpose(xb, p, c, ob);
+/// Each board of `x`, a `rows × cols` matrix, transposed into `out`:
+/// `[b][c][p]` → `[b][p][c]` with `(rows, cols) = (c, p)`, and back with
+/// `(p, c)`.
+fn per_board_transpose(x: &[f32], rows: usize, cols: usize, out: &mut [f32]) {
+    let n = rows * cols;
+    for (xb, ob) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
+        transpose(xb, rows, cols, ob);
     }
 }
 
@@ -324,7 +320,7 @@ pub fn forward(x: &[f32], w: &[f32], dims: [usize; 5]) -> Vec<f32> {
                 } = bufs;
                 // Both are overwritten whole: no zeroing.
                 let xs = grow(a, xc.len());
-                to_channels_last(xc, cin, p, xs);
+                per_board_transpose(xc, cin, p, xs);
                 let ys = grow(b, yc.len());
                 let mut epi = Epi::Store {
                     out: ys,
@@ -333,7 +329,7 @@ pub fn forward(x: &[f32], w: &[f32], dims: [usize; 5]) -> Vec<f32> {
                     act_from: cout,
                 };
                 conv.run(xs, cin, nb, h, wd, scratch, &mut epi);
-                to_channels_first(ys, cout, p, yc);
+                per_board_transpose(ys, p, cout, yc);
             })
         });
     y
