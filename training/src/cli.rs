@@ -638,6 +638,12 @@ pub(crate) struct StreamArgs {
     /// --komi-shift; default 0).
     #[arg(long, default_value_t = 0.0, value_parser = share)]
     pub(crate) komi_shift_uncounted: f32,
+    /// Share of the positions of uncounted games left at their game's komi
+    /// moved by −1, −½, 0 or +½ points instead, value target kept, so that
+    /// area scoring's parity wave (period two points) does not hint whose
+    /// turn it is (with --komi-shift; default 0).
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    pub(crate) komi_shift_jitter: f32,
     /// Rules augmentation, as for `train` (0: off) [default: 0]. On
     /// resume, given: takes effect; not given: the checkpoint's.
     #[arg(long, value_parser = share)]
@@ -691,7 +697,10 @@ impl StreamArgs {
             seed: self.seed,
             augment: !self.no_augment,
             komi_shift: KomiShift::from_flags(self.komi_shift.unwrap_or(0.0), self.komi_shift_max)
-                .map(|k| k.with_uncounted(self.komi_shift_uncounted)),
+                .map(|k| {
+                    k.with_uncounted(self.komi_shift_uncounted)
+                        .with_jitter(self.komi_shift_jitter)
+                }),
             rules_mix: RulesMix::from_flag(self.rules_mix.unwrap_or(0.0)),
             score_weight: self.score_weight,
             resume: tengen_train::human::run::ResumeOverrides {

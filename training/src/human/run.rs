@@ -218,11 +218,12 @@ fn resume_settings(state: &mut HumanState, cfg: &HumanConfig) {
         let show = |k: Option<KomiShift>| {
             k.map_or("off".to_string(), |k| {
                 format!(
-                    "{} {} {} points, uncounted {}",
+                    "{} {} {} points, uncounted {}, jitter {}",
                     k.prob,
                     if k.absolute { "within" } else { "up to" },
                     k.max,
-                    k.uncounted
+                    k.uncounted,
+                    k.jitter
                 )
             })
         };

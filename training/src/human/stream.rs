@@ -46,7 +46,8 @@ use tengen::sgf::GameRecord;
 use super::packed::Packed;
 use super::record::{game_samples, Options, Skip};
 use crate::train::data::{
-    shift_komi_in_place, shift_komi_policy_only, vary_rules_in_place, Batch, KomiShift, RulesMix,
+    jitter_komi_uncounted, shift_komi_in_place, shift_komi_policy_only, vary_rules_in_place, Batch,
+    KomiShift, RulesMix,
 };
 use crate::util::derive_seed;
 
@@ -379,6 +380,7 @@ fn batch_windows(
             let mut rng = StdRng::seed_from_u64(derive_seed(ws, 24, k as u64));
             let mut rules_rng = StdRng::seed_from_u64(derive_seed(ws, 25, k as u64));
             let mut uncounted_rng = StdRng::seed_from_u64(derive_seed(ws, 26, k as u64));
+            let mut jitter_rng = StdRng::seed_from_u64(derive_seed(ws, 27, k as u64));
             let mut full: Vec<_> = chunk.iter().map(Packed::unpack).collect();
             let syms: Vec<Symmetry> = full
                 .iter_mut()
@@ -392,13 +394,22 @@ fn batch_windows(
                     // Drawn for every sample from a generator of its own,
                     // so the other draws stay as they were.
                     let policy_only = uncounted_rng.random::<f32>();
-                    if let Some((k, d)) = cfg
+                    let jitter = cfg.komi_shift.and_then(|k| k.jitter(&mut jitter_rng));
+                    let moved = match cfg
                         .komi_shift
                         .and_then(|k| k.draw(now, &mut rng).map(|d| (k, d)))
                     {
-                        if !shift_komi_in_place(s, d) && policy_only < k.uncounted {
-                            shift_komi_policy_only(s, d);
+                        Some((k, d)) => {
+                            shift_komi_in_place(s, d)
+                                || (policy_only < k.uncounted && {
+                                    shift_komi_policy_only(s, d);
+                                    true
+                                })
                         }
+                        None => false,
+                    };
+                    if let (false, Some(d)) = (moved, jitter) {
+                        jitter_komi_uncounted(s, d);
                     }
                     if let Some((ko, suicide)) = cfg.rules_mix.and_then(|r| r.draw(&mut rules_rng))
                     {

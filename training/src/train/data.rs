@@ -174,6 +174,11 @@ pub struct KomiShift {
     /// and with it the hint of whose turn it is, for the value head.
     #[serde(default)]
     pub uncounted: f32,
+    /// Share of the uncounted positions left at their game's komi that are
+    /// moved by a komi jitter instead: one of −1, −½, 0 and +½ points,
+    /// uniform, the value target kept (see [`KomiShift::jitter`]).
+    #[serde(default)]
+    pub jitter: f32,
 }
 
 impl KomiShift {
@@ -185,6 +190,7 @@ impl KomiShift {
             max,
             absolute: true,
             uncounted: 0.0,
+            jitter: 0.0,
         })
     }
 
@@ -195,6 +201,34 @@ impl KomiShift {
             uncounted: q,
             ..self
         }
+    }
+
+    /// The same with a share `j` of the uncounted positions left at their
+    /// game's komi jittered (see [`KomiShift::jitter`]).
+    pub fn with_jitter(self, j: f32) -> KomiShift {
+        KomiShift { jitter: j, ..self }
+    }
+
+    /// A komi jitter for one uncounted position left at its game's komi,
+    /// or `None` to keep it. Under area scoring the net also reads komi
+    /// through the parity wave (global 18), whose period is two points: a
+    /// game at komi 6.5 shows White −½ and Black +½ there, so where the
+    /// resigned games (most of the human records) keep their komi the wave
+    /// tells whose turn it is, as the komi itself did before absolute
+    /// shifts, and the net's lead jumps by a point or two between whole
+    /// and half komis. A jitter uniform over one period (−1, −½, 0, +½)
+    /// shows every wave value to both colours equally often. The value
+    /// target stays: a game resigned is not decided by a point of komi.
+    /// Always draws one number, so a stream resumes exactly.
+    pub fn jitter(&self, rng: &mut StdRng) -> Option<f32> {
+        let u = rng.random::<f32>();
+        if u >= self.jitter {
+            return None;
+        }
+        // Four equal slices of [0, jitter): −1, −½, 0, +½.
+        let slice = ((u / self.jitter) * 4.0).floor().min(3.0);
+        let delta = slice / 2.0 - 1.0;
+        (delta != 0.0).then_some(delta)
     }
 
     /// The change of komi (from the player to move's view) for one sample
@@ -230,6 +264,20 @@ pub fn shift_komi_policy_only(s: &mut Sample, delta: f32) {
     let komi = v7::self_komi(&s.global) + delta;
     v7::set_komi(&mut s.global, komi, s.size);
     s.flags &= !(HAS_VALUE | HAS_SCORE | HAS_OWNERSHIP);
+}
+
+/// `s`, a position whose result is not a count, shown at `delta` more
+/// komi for the player to move with its value target kept and its score
+/// target dropped: for komi jitters of a point or less (see
+/// [`KomiShift::jitter`]). Counted positions are left to [`shift_komi`].
+pub fn jitter_komi_uncounted(s: &mut Sample, delta: f32) -> bool {
+    if shiftable(s) {
+        return false;
+    }
+    let komi = v7::self_komi(&s.global) + delta;
+    v7::set_komi(&mut s.global, komi, s.size);
+    s.flags &= !(HAS_SCORE | HAS_OWNERSHIP);
+    true
 }
 
 /// [`shift_komi`] on `s` itself; false (and `s` unchanged) where the shift
@@ -510,6 +558,55 @@ mod tests {
         assert_eq!(b.policy_w[0], 1.0);
     }
 
+    /// The jitter covers one period of the parity wave: under area
+    /// scoring on 19×19, a resigned game at komi 6.5 shows both colours
+    /// every wave value equally often, and keeps its value target.
+    #[test]
+    fn komi_jitter_balances_the_parity_wave_for_both_colours() {
+        let k = KomiShift::from_flags(1.0, 12.0).unwrap().with_jitter(1.0);
+        let mut rng = StdRng::seed_from_u64(9);
+        let mut deltas = std::collections::BTreeMap::new();
+        for _ in 0..4000 {
+            *deltas
+                .entry(k.jitter(&mut rng).map(|d| (d * 2.0) as i32))
+                .or_insert(0) += 1;
+        }
+        let keys: Vec<_> = deltas.keys().copied().collect();
+        assert_eq!(keys, [None, Some(-2), Some(-1), Some(1)], "{deltas:?}");
+        assert!(
+            deltas.values().all(|&n| (900..1100).contains(&n)),
+            "{deltas:?}"
+        );
+        assert!(KomiShift::from_flags(1.0, 12.0)
+            .unwrap()
+            .jitter(&mut rng)
+            .is_none());
+
+        for own in [6.5f32, -6.5] {
+            let mut waves = Vec::new();
+            for delta in [-1.0, -0.5, 0.0, 0.5] {
+                let mut g = vec![0.0; v7::GLOBAL];
+                v7::set_komi(&mut g, own + delta, 19);
+                waves.push(g[18]);
+            }
+            waves.sort_by(f32::total_cmp);
+            assert_eq!(waves, [-0.5, 0.0, 0.0, 0.5], "komi {own}");
+        }
+
+        let mut resigned = counted(-7.5, 4.0, false);
+        resigned.flags &= !(HAS_SCORE | HAS_OWNERSHIP);
+        let mut t = resigned.clone();
+        assert!(jitter_komi_uncounted(&mut t, -1.0));
+        assert_eq!(v7::self_komi(&t.global), -8.5);
+        assert_eq!(t.flags, resigned.flags);
+        assert_eq!(t.outcome, resigned.outcome);
+        let mut c = counted(-7.5, 4.0, false);
+        assert!(
+            !jitter_komi_uncounted(&mut c, -1.0),
+            "counted: shift exactly"
+        );
+    }
+
     #[test]
     fn a_shift_moves_komi_score_and_outcome_together() {
         // White at komi 7 won by 3: the board gave White 4 fewer points.
@@ -597,6 +694,7 @@ mod tests {
             max: 6.0,
             absolute: false,
             uncounted: 0.0,
+            jitter: 0.0,
         };
         let mut rng = StdRng::seed_from_u64(7);
         let mut shifted = 0;
