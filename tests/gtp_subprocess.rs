@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::Gtp;
+use tengen::net::shipped::{NET_19X19, NET_9X9};
 use tengen::rules::{Color, Move, Position, Ruleset};
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -311,11 +312,9 @@ fn default_engine_plays_with_the_shipped_nets() {
         env!("CARGO_BIN_EXE_tengen"),
         &["gtp", "--no-autosave", "--visits", "16"],
     );
-    for (size, file) in [
-        (9usize, "tengen-9x9-v6.safetensors"),
-        (19, "tengen-19x19-v2.safetensors"),
-    ] {
-        let model = models.join(file);
+    for (size, net) in [(9usize, NET_9X9), (19, NET_19X19)] {
+        let file = format!("{}.safetensors", net.name);
+        let model = models.join(&file);
         let mut direct = Gtp::tengen(&["--model", model.to_str().unwrap(), "--no-autosave"]);
         for g in [&mut e, &mut direct] {
             g.ok(&format!("boardsize {size}"));
