@@ -38,12 +38,12 @@ step() {
     echo "-- $name: exit $rc after $((($(date +%s%N) - t0) / 1000000)) ms"
 }
 
-step wgpu-19x19 200 "$bin" benchmark --device wgpu --size 19 \
-    --batches 1,8,32,128,256,512 --threads 1,4,8,16 --search-batches 16,64,256 --seconds 2
-step cpu-19x19 70 "$bin" benchmark --device cpu --size 19 \
-    --batches 1,8,32 --threads 1,4,16 --search-batches 8,32 --seconds 2
-step wgpu-9x9 70 "$bin" benchmark --device wgpu --size 9 \
-    --batches 1,32,256 --threads 8 --search-batches 64,256 --seconds 2
+step wgpu-19x19 100 "$bin" benchmark --device wgpu --size 19 \
+    --batches 1,8,32,128,256,512 --threads 1,4,8,16 --search-batches 16,64,256 --seconds 1.5
+step cpu-19x19 45 "$bin" benchmark --device cpu --size 19 \
+    --batches 1,8,32 --threads 1,4,16 --search-batches 8,32 --seconds 1.5
+step wgpu-9x9 45 "$bin" benchmark --device wgpu --size 9 \
+    --batches 1,32,256 --threads 8 --search-batches 64,256 --seconds 1.5
 # The engine as a GUI would run it: three moves of 3000 visits each.
 gtp_moves='boardsize 19
 clear_board
@@ -53,7 +53,7 @@ genmove b
 final_score
 quit
 '
-step gtp-wgpu 90 bash -c "printf '%s' '$gtp_moves' | '$bin' gtp --no-autosave --device wgpu --threads 8 --batch 128 --visits 3000"
+step gtp-wgpu 60 bash -c "printf '%s' '$gtp_moves' | '$bin' gtp --no-autosave --device wgpu --threads 8 --batch 128 --visits 3000"
 
 kill "$sampler" 2>/dev/null
 echo
