@@ -24,19 +24,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 1 >"$out/gpu.csv" 2>&1 &
 sampler=$!
 
-# step NAME SECONDS COMMAND...: runs it under a time limit and says how it
-# ended and how long it took.
-step() {
-    local name=$1 limit=$2
-    shift 2
-    echo
-    echo "== $name: $*"
-    local t0
-    t0=$(date +%s%N)
-    timeout "$limit" "$@"
-    local rc=$?
-    echo "-- $name: exit $rc after $((($(date +%s%N) - t0) / 1000000)) ms"
-}
+. "$(dirname "$0")/step.sh"
 
 step wgpu-19x19 100 "$bin" benchmark --device wgpu --size 19 \
     --batches 1,8,32,128,256,512 --threads 1,4,8,16 --search-batches 16,64,256 --seconds 1.5

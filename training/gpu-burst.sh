@@ -24,18 +24,7 @@ tr_secs=${5:-50}
 mkdir -p "$out"
 exec > >(tee -a "$out/log.txt") 2>&1
 
-# step NAME SECONDS COMMAND...: as in benches/gpu-check.sh.
-step() {
-    local name=$1 limit=$2
-    shift 2
-    echo
-    echo "== $name: $*"
-    local t0
-    t0=$(date +%s%N)
-    timeout "$limit" "$@"
-    local rc=$?
-    echo "-- $name: exit $rc after $((($(date +%s%N) - t0) / 1000000)) ms"
-}
+. "$(dirname "$0")/../benches/step.sh"
 
 # Training speed alone (synthetic batches, no data pipeline), per batch size.
 for b in 128 512; do
