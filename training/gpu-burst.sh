@@ -33,6 +33,9 @@ for b in 128 512; do
 done
 
 run=training/runs/19x19-human-v1
+data=../shared/datasets/human-19x19
+ls "$data"/*-val*.sgfs.gz >/dev/null 2>&1 ||
+    echo "warning: no val collections in $data: the checkpoints will carry no val numbers"
 human=$out/human
 mkdir -p "$human"
 cp -r "$run"/LATEST "$run"/metrics.csv "$run"/ckpt-* "$human"/
@@ -45,7 +48,7 @@ step sl-stream "$sl_secs" "$bin" --device wgpu sl-stream --out "$human" \
     --komi-shift-jitter 1.0 --rules-mix 0.5 --progress-secs 10 2>"$human/train.log"
 tail -n 30 "$human/train.log"
 
-net9=training/runs/9x9-komi-shift-v1/model-d.safetensors
+net9=models/tengen-9x9-v7.safetensors
 sp=$out/selfplay
 step selfplay "$sp_secs" "$bin" --device wgpu selfplay --model "$net9" --out "$sp/data" \
     --games 512 --parallel 256 --eval-lanes 4 --games-per-shard 32 \
