@@ -3,7 +3,7 @@
 # that the net gives the CPU's numbers there (`tengen benchmark` compares
 # them and fails on a mismatch), measures net throughput and search speed
 # on the GPU and, for comparison, on that machine's CPU, and plays a few
-# GTP moves on the GPU. Results go in benches/README.md.
+# GTP moves on the GPU. Results: training/runs/gpu-*/README.md.
 #
 # Usage: benches/gpu-check.sh TENGEN_BINARY OUT_DIR
 #   TENGEN_BINARY: built with `cargo build --release --features wgpu`.
