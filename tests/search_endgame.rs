@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tengen::eval::{policy_index, EvalInput, EvalOutput, Evaluator};
 use tengen::rules::{Color, IllegalMove, Move, Point, Position, Ruleset};
-use tengen::search::passing::{decide, is_self_atari, PassReason};
+use tengen::search::passing::{decide, decide_with, is_self_atari, PassReason, PassStyle};
 use tengen::search::testing::{AreaEvaluator, FnEvaluator, ZeroEvaluator};
 use tengen::search::{Limits, Search, SearchConfig, SearchResult};
 
@@ -545,4 +545,82 @@ fn capturing_dead_stones_before_a_pass_is_never_a_self_atari() {
     for bad in ["D5", "G1"] {
         assert_ne!(d.mv, mv(bad, 9), "{d:?}: a self-atari of a black string");
     }
+}
+
+/// A 7×7 board: Black's wall on column B with column A behind it, White's
+/// on column D with the 21 points of E–G behind it, column C dame. Neither
+/// side is pass-alive (one region each), White leads by 14 + komi.
+fn white_far_ahead_with_vague_ownership() -> Position {
+    let mut pos = diagram(
+        &[
+            ".X.O...", //
+            ".X.O...", //
+            ".X.O...", //
+            ".X.O...", //
+            ".X.O...", //
+            ".X.O...", //
+            ".X.O...", //
+        ],
+        Color::Black,
+        7.5,
+    );
+    pos.play_move(Move::Pass).unwrap();
+    pos
+}
+
+/// White's view: columns A–B Black's, settled; D–G White's, but only 0.7
+/// sure (as the human-data nets' untrained ownership head reads its own
+/// territory); the prior loves F4, inside White's own area; White wins.
+fn vague_about_its_own_area() -> (Arc<dyn Evaluator>, Vec<f32>) {
+    let own = |size: usize| -> Vec<f32> {
+        (0..size * size)
+            .map(|k| match k % size {
+                0 | 1 => -1.0,
+                2 => 0.0,
+                _ => 0.7,
+            })
+            .collect()
+    };
+    let eval = Arc::new(FnEvaluator(move |i: &EvalInput| {
+        let size = i.position.size();
+        let n = size * size + 1;
+        let mut policy = vec![0.01 / n as f32; n];
+        policy[policy_index(mv("F4", 7), size)] = 0.99;
+        let white = i.position.to_move() == Color::White;
+        let sign = if white { 1.0 } else { -1.0 };
+        EvalOutput {
+            shortterm_error: None,
+            policy,
+            value: if white {
+                [0.95, 0.05, 0.0]
+            } else {
+                [0.05, 0.95, 0.0]
+            },
+            score_lead: 20.0 * sign,
+            ownership: Some(own(size).iter().map(|o| o * sign).collect()),
+        }
+    }));
+    (eval, own(7))
+}
+
+/// Issue 15, game 3 of v3 against GNU Go: 20 points ahead after GNU Go's
+/// pass, the tournament rule played on at "open" points inside its own
+/// area (ownership below 0.9), the last of them a weakening move in its
+/// own corner, and lost the corner and the game. After a pass, a move in
+/// our own counted area gains nothing: White passes here.
+#[test]
+fn a_won_game_is_not_played_on_inside_our_own_area() {
+    let pos = white_far_ahead_with_vague_ownership();
+    let (eval, root_own) = vague_about_its_own_area();
+    let r = search(eval, pos.clone(), 200);
+    assert!(
+        r.moves
+            .iter()
+            .any(|m| m.mv == mv("F4", 7) && m.winrate >= 0.5),
+        "the search rates F4 well: {:?}",
+        r.moves.iter().take(3).collect::<Vec<_>>()
+    );
+    let d = decide_with(&pos, &r, PassStyle::Tournament, Some(&root_own));
+    assert_eq!(d.mv, Move::Pass, "{d:?}");
+    assert_eq!(d.reason, PassReason::PassingWins);
 }

@@ -15,9 +15,11 @@
 //!    and with ownership below [`SETTLED`] by the evaluator's own view of
 //!    the position, when the caller gives it: the search's ownership after
 //!    a pass is mostly that of the game ending at once; dame points, which
-//!    touch living stones of both colours, do not count), play the
-//!    search's most visited move on an open point that it does not think
-//!    loses and that is not a self-atari; pass when there is none.
+//!    touch living stones of both colours, do not count, nor do points of
+//!    our own counted area, where a move gains nothing), play the move on
+//!    an open point with the best lower confidence bound among those the
+//!    search does not think lose and that are not self-ataris; pass when
+//!    there is none.
 //! 2. Otherwise, never pass while a dame point we can legally fill is
 //!    left, other than a self-atari (filling it hands the stone over).
 //! 3. Never pass while some point is unsettled: not pass-alive (Benson)
@@ -226,12 +228,26 @@ pub fn decide_with(
                     && judge.is_none_or(|o| o[p.dense(size)].abs() < SETTLED)
                     && !is_dame(p)
             };
-            let play_on = result.moves.iter().find(|m| match m.mv {
-                Move::Place(p) => {
-                    open(p) && m.winrate >= 0.5 && position.is_legal(m.mv) && safe(m.mv)
-                }
-                Move::Pass => false,
-            });
+            // Not inside our own counted area: a move there gains nothing
+            // after a pass and only risks eyes and liberties (a v3 game
+            // against GNU Go, 20 points ahead, filled its own corner this way
+            // and lost it). Among the rest, the best lower bound, not the
+            // most visits: after a winning pass the other moves' visits
+            // mostly measure their priors.
+            let play_on = result
+                .moves
+                .iter()
+                .filter(|m| match m.mv {
+                    Move::Place(p) => {
+                        open(p)
+                            && owners[p.index()] != Some(me)
+                            && m.winrate >= 0.5
+                            && position.is_legal(m.mv)
+                            && safe(m.mv)
+                    }
+                    Move::Pass => false,
+                })
+                .max_by(|a, b| a.lcb.total_cmp(&b.lcb));
             if let Some(m) = play_on {
                 return PassDecision {
                     mv: m.mv,
