@@ -133,6 +133,39 @@ pub(crate) enum Cmd {
         /// Positions per net call.
         #[arg(long, default_value_t = 64)]
         batch: usize,
+        /// Ownership labels (`ownership-labels`), to measure the ownership
+        /// loss on the labelled games too.
+        #[arg(long)]
+        ownership_labels: Option<PathBuf>,
+    },
+    /// Ownership targets for counted human games: the final position's
+    /// dead stones by a net's ownership, kept only where the area count
+    /// then gives the margin the record names (gzip text, one game a
+    /// line; see `training/src/human/labels.rs`).
+    OwnershipLabels {
+        /// The judging net (tengen's .safetensors or a KataGo .bin.gz;
+        /// never use KataGo's for training data).
+        #[arg(long)]
+        model: PathBuf,
+        /// Folder of the *.sgfs.gz collections, read in place.
+        #[arg(long, default_value = "../shared/datasets/human-19x19/")]
+        data: PathBuf,
+        /// Label the collections whose file name contains this (all by
+        /// default).
+        #[arg(long, default_value = ".sgfs.gz")]
+        split: String,
+        /// The labels file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// The largest difference, in points, between the count and the
+        /// recorded margin.
+        #[arg(long, default_value_t = 1.0)]
+        tolerance: f32,
+        #[arg(long, default_value_t = 19)]
+        size: usize,
+        /// Games per net call.
+        #[arg(long, default_value_t = 32)]
+        batch: usize,
     },
     /// Candidate against the best net; promote the winner.
     Gate {
@@ -658,6 +691,11 @@ pub(crate) struct StreamArgs {
     /// Seconds between progress lines on stderr (0: none).
     #[arg(long, default_value_t = 60.0)]
     pub(crate) progress_secs: f64,
+    /// Ownership targets for the games this file labels (made by
+    /// `tengen-train ownership-labels`); a new run only, a resumed run
+    /// keeps its checkpoint's.
+    #[arg(long)]
+    pub(crate) ownership_labels: Option<PathBuf>,
     /// Stop with a checkpoint after this many steps in this process
     /// (measurements; the run resumes with the same command).
     #[arg(long)]
@@ -710,6 +748,7 @@ impl StreamArgs {
             },
             queue: self.queue,
             progress_secs: self.progress_secs,
+            ownership_labels: self.ownership_labels.clone(),
             stop_after: self.stop_after,
         })
     }

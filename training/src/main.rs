@@ -231,6 +231,7 @@ fn run(cli: Cli) -> Result<(), String> {
             min_rank,
             size,
             batch,
+            ownership_labels,
         } => {
             let min_rank = if min_rank.eq_ignore_ascii_case("none") {
                 None
@@ -248,8 +249,29 @@ fn run(cli: Cli) -> Result<(), String> {
                 every,
                 size,
                 batch,
+                labels: ownership_labels.as_deref(),
             };
             let r = tengen_train::human::eval::evaluate_file(&model, &spec, &opts, &backend)?;
+            print_json(&r);
+        }
+        Cmd::OwnershipLabels {
+            model,
+            data,
+            split,
+            out,
+            tolerance,
+            size,
+            batch,
+        } => {
+            let eval = looping::evaluator(&model, &backend, batch.max(1))?;
+            let spec = tengen_train::human::labels::LabelSpec {
+                data: &data,
+                split: &split,
+                size,
+                tolerance,
+                batch,
+            };
+            let r = tengen_train::human::labels::label_collections(&spec, &*eval, &out)?;
             print_json(&r);
         }
         Cmd::Gate {

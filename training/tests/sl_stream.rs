@@ -66,7 +66,7 @@ fn write_collection(path: &Path, lines: &[String]) {
 fn samples(sgf: &str, opts: &Options) -> Result<Vec<Packed>, Skip> {
     let rec = GameRecord::from_sgf(sgf).unwrap();
     let mut rng = StdRng::seed_from_u64(1);
-    game_samples(&rec, rec.size, opts, &mut rng)
+    game_samples(&rec, rec.size, opts, None, &mut rng)
 }
 
 fn plane(p: &Packed, plane: usize, pt: Point) -> bool {
@@ -262,6 +262,7 @@ fn stream_cfg(dir: &Path) -> StreamConfig {
         rules_mix: None,
         seed: 9,
         queue: 2,
+        ownership_labels: None,
     }
 }
 
@@ -386,6 +387,7 @@ fn run_cfg(dir: &Path, steps: u64) -> HumanConfig {
         resume: ResumeOverrides::default(),
         queue: 2,
         progress_secs: 0.0,
+        ownership_labels: None,
         stop_after: None,
     }
 }
@@ -451,6 +453,7 @@ fn sl_eval_of_the_exported_net_repeats_the_runs_val_numbers() {
         every: cfg.val_every,
         size: 9,
         batch: cfg.batch,
+        labels: None,
     };
     let burn = Backend {
         device: dev.clone(),
@@ -625,7 +628,7 @@ fn the_real_val_collections_read_cleanly() {
                 keep: 0.02,
                 ..Options::default()
             };
-            let s = game_samples(&rec, 19, &opts, &mut rng)
+            let s = game_samples(&rec, 19, &opts, None, &mut rng)
                 .unwrap_or_else(|e| panic!("{}: {e:?}: {line}", f.display()));
             games += 1;
             handicap += usize::from(rec.handicap.is_some_and(|h| h >= 2));
@@ -642,7 +645,7 @@ fn the_val_subset_is_the_same_every_time() {
     let dir = dataset(&root, 4, &[]);
     let files = stream::collection_files(&dir, "-val").unwrap();
     let load =
-        || tengen_train::human::eval::load_val(&files, 3, 2, 9, &Options::default()).unwrap();
+        || tengen_train::human::eval::load_val(&files, 3, 2, 9, &Options::default(), None).unwrap();
     let (a, b) = (load(), load());
     assert_eq!(a.stats.games, 3);
     assert!(!a.is_empty());
@@ -754,4 +757,54 @@ fn a_rules_mix_changes_only_the_ko_and_suicide_inputs() {
         }
     }
     assert!(changed > 0, "some rows under other rules");
+}
+
+/// `--ownership-labels`: the positions of a labelled game carry its final
+/// ownership (from the player to move's view, through the symmetry), and
+/// no other position has an ownership target.
+#[test]
+fn labelled_games_carry_their_final_ownership() {
+    use tengen_train::human::labels::{format_line, write_labels};
+    let root = common::tmp("sls-labels");
+    let dir = dataset(&root, 6, &[]);
+    // Game 2 of the first file (line 2): every point Black's.
+    let labels = root.join("labels.gz");
+    let all_black = vec![1i8; 81];
+    write_labels(&labels, &[format_line("x-train-00.sgfs.gz", 2, &all_black)]).unwrap();
+    let lines: Vec<String> = {
+        let f = std::fs::File::open(dir.join("x-train-00.sgfs.gz")).unwrap();
+        let r = std::io::BufReader::new(flate2::read::MultiGzDecoder::new(f));
+        std::io::BufRead::lines(r).map(|l| l.unwrap()).collect()
+    };
+    let moves = GameRecord::from_sgf(&lines[1]).unwrap().moves().count();
+    let cfg = StreamConfig {
+        window_games: 100,
+        batch: 1,
+        options: Options {
+            keep: 1.0,
+            ..Options::default()
+        },
+        ownership_labels: Some(labels),
+        ..stream_cfg(&dir)
+    };
+    let mut s = Stream::start(&cfg, StreamPos::default());
+    let (mut with, mut rows) = (0, 0);
+    loop {
+        let b = s.next_batch().unwrap();
+        if b.pos.epoch > 0 {
+            break;
+        }
+        rows += 1;
+        if b.batch.own_w[0] > 0.0 {
+            with += 1;
+            // All Black's: +1 everywhere for Black to move, -1 for White.
+            let first = b.batch.ownership[0];
+            assert!(first == 1.0 || first == -1.0, "{first}");
+            assert!(b.batch.ownership.iter().all(|&o| o == first));
+        } else {
+            assert!(b.batch.ownership.iter().all(|&o| o == 0.0));
+        }
+    }
+    assert_eq!(with, moves, "one target per position of the labelled game");
+    assert!(rows > with);
 }

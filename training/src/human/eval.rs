@@ -22,6 +22,7 @@ use tengen::net::Net;
 use tengen::rules::Symmetry;
 use tengen::sgf::GameRecord;
 
+use super::labels::Labels;
 use super::packed::Packed;
 use super::record::{game_samples, Options};
 use super::stream::{count_games, StreamStats};
@@ -62,6 +63,7 @@ pub fn load_val(
     every: usize,
     size: usize,
     opts: &Options,
+    labels: Option<&Labels>,
 ) -> Result<ValSet, String> {
     let mut set = ValSet {
         files: files
@@ -99,9 +101,11 @@ pub fn load_val(
             taken += 1;
             set.stats.games += 1;
             let mut rng = StdRng::seed_from_u64(derive_seed(fi as u64, 31, i as u64));
+            // Lines count from 1, as the stream and the labels file count.
+            let own = labels.and_then(|l| l.get(&set.files[fi], i as u64 + 1));
             let got = GameRecord::from_bytes(&line)
                 .map_err(|_| super::record::Skip::Parse)
-                .and_then(|rec| game_samples(&rec, size, &opts, &mut rng));
+                .and_then(|rec| game_samples(&rec, size, &opts, own, &mut rng));
             match got {
                 Ok(s) => {
                     set.stats.samples += s.len() as u64;
@@ -335,6 +339,9 @@ pub struct EvalSpec<'a> {
     pub every: usize,
     pub size: usize,
     pub batch: usize,
+    /// Ownership labels ([`super::labels`]), so that the ownership loss is
+    /// measured on the labelled games.
+    pub labels: Option<&'a std::path::Path>,
 }
 
 /// Loads the net at `model` (tengen's or KataGo's format) and evaluates
@@ -349,7 +356,15 @@ pub fn evaluate_file(
     let net =
         tengen::net::load_any(model, device).map_err(|e| format!("{}: {e}", model.display()))?;
     let files = super::stream::collection_files(spec.data, spec.split)?;
-    let val = load_val(&files, spec.games, spec.every, spec.size, opts)?;
+    let labels = spec.labels.map(Labels::load).transpose()?;
+    let val = load_val(
+        &files,
+        spec.games,
+        spec.every,
+        spec.size,
+        opts,
+        labels.as_ref(),
+    )?;
     let t = std::time::Instant::now();
     let bar = ProgressBar::new(val.len() as u64);
     bar.set_style(

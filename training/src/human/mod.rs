@@ -11,6 +11,7 @@
 //! - [`run`]: the training loop, checkpoints, metrics.
 
 pub mod eval;
+pub mod labels;
 pub mod packed;
 pub mod record;
 pub mod run;

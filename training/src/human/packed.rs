@@ -4,13 +4,14 @@
 
 use tengen::features::v7;
 
-use crate::shard::{Sample, HAS_POLICY, NO_MOVE};
+use crate::shard::{Sample, HAS_OWNERSHIP, HAS_POLICY, NO_MOVE};
 
 /// See the module docs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packed {
     pub size: u8,
-    /// `HAS_*` bits (never `HAS_OWNERSHIP`: human records do not know it).
+    /// `HAS_*` bits (`HAS_OWNERSHIP` only with [`Packed::set_ownership`]:
+    /// human records do not know it by themselves).
     pub flags: u8,
     /// V7 spatial planes, one bit each (they are binary).
     pub bits: Vec<u8>,
@@ -25,6 +26,9 @@ pub struct Packed {
     pub score: f32,
     /// Moves played before this position (its game phase).
     pub move_number: u16,
+    /// Final ownership from the player to move's view (+1 theirs, −1 the
+    /// opponent's, 0 neither), when the game has a label.
+    pub ownership: Option<Box<[i8]>>,
 }
 
 impl Packed {
@@ -58,10 +62,19 @@ impl Packed {
             outcome,
             score,
             move_number,
+            ownership: None,
         }
     }
 
-    /// The full sample (one-hot policy, no ownership).
+    /// Gives the sample an ownership target (`size²` values, the player to
+    /// move's view).
+    pub fn set_ownership(&mut self, own: Vec<i8>) {
+        debug_assert_eq!(own.len(), self.size as usize * self.size as usize);
+        self.flags |= HAS_OWNERSHIP;
+        self.ownership = Some(own.into_boxed_slice());
+    }
+
+    /// The full sample (one-hot policy; ownership as set, else none).
     pub fn unpack(&self) -> Sample {
         let size = self.size as usize;
         let n = size * size;
@@ -81,7 +94,10 @@ impl Packed {
             opp_move: self.opp,
             outcome: self.outcome,
             score: self.score,
-            ownership: vec![0; n],
+            ownership: self
+                .ownership
+                .as_deref()
+                .map_or_else(|| vec![0; n], <[i8]>::to_vec),
         }
     }
 }

@@ -201,18 +201,21 @@ pub enum Skip {
     Empty,
 }
 
-/// Samples of one game. `keep` and the position choice draw from `rng`.
-pub fn game_samples(
-    rec: &GameRecord,
-    size: usize,
-    opts: &Options,
-    rng: &mut StdRng,
-) -> Result<Vec<Packed>, Skip> {
+/// A game's starting position: its rules, Black's handicap stones set up,
+/// and the points White receives for them.
+pub struct Start {
+    pub pos: Position,
+    pub rules: GameRules,
+    pub bonus: f32,
+}
+
+/// The starting position of `rec` on a `size` board, or why it gives
+/// none (the only setup allowed is Black's handicap stones at the root).
+pub fn start(rec: &GameRecord, size: usize) -> Result<Start, Skip> {
     if rec.size != size {
         return Err(Skip::Size);
     }
     let rules = rules_of(rec).map_err(|_| Skip::Rules)?;
-    // Setup: only Black stones at the root (handicap).
     let mut stones = Vec::new();
     for (i, n) in rec.nodes.iter().enumerate() {
         for &(c, p) in &n.setup {
@@ -228,6 +231,27 @@ pub fn game_samples(
     }
     let handicap = if stones.len() >= 2 { stones.len() } else { 0 };
     let bonus = rules.ruleset.handicap_points(handicap);
+    Ok(Start { pos, rules, bonus })
+}
+
+/// Samples of one game. `keep` and the position choice draw from `rng`.
+/// `final_own`, when the game has an ownership label
+/// ([`super::labels`]), is its final ownership in Black's view (dense
+/// order, +1 Black's, −1 White's, 0 neither): every sample then carries
+/// it as its ownership target.
+pub fn game_samples(
+    rec: &GameRecord,
+    size: usize,
+    opts: &Options,
+    final_own: Option<&[i8]>,
+    rng: &mut StdRng,
+) -> Result<Vec<Packed>, Skip> {
+    let Start {
+        mut pos,
+        rules,
+        bonus,
+    } = start(rec, size)?;
+    let final_own = final_own.filter(|o| o.len() == size * size);
     let result = ResultKind::parse(rec.result.as_deref());
     let value = result.value(opts.time_value);
     let margin = result.margin();
@@ -302,9 +326,14 @@ pub fn game_samples(
                 .get(i + 1)
                 .filter(|&&(c, _)| teach(c))
                 .map_or(NO_MOVE, |&(_, m)| policy_index(m, size) as u16);
-            out.push(Packed::new(
+            let mut packed = Packed::new(
                 size, flags, &spatial, &global, policy, opp, outcome, score, i as u16,
-            ));
+            );
+            if let Some(own) = final_own {
+                let sign = if color == Color::Black { 1 } else { -1 };
+                packed.set_ownership(own.iter().map(|&o| o * sign).collect());
+            }
+            out.push(packed);
         }
         let before = pos.board().clone();
         pos.play(color, mv).map_err(|_| Skip::Illegal)?;

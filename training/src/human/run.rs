@@ -64,6 +64,10 @@ pub struct HumanConfig {
     pub queue: usize,
     /// Seconds between progress lines on stderr (0: none).
     pub progress_secs: f64,
+    /// Ownership labels for a new run ([`super::labels`]); a resumed run
+    /// keeps its checkpoint's.
+    #[serde(default)]
+    pub ownership_labels: Option<PathBuf>,
     /// Stop (with a checkpoint) after this many steps in this process,
     /// as if killed after a checkpoint: for measurements and tests.
     #[serde(default)]
@@ -313,6 +317,7 @@ pub fn run(
                 rules_mix: cfg.rules_mix,
                 seed: cfg.seed,
                 queue: cfg.queue,
+                ownership_labels: cfg.ownership_labels.clone(),
             };
             let state = HumanState {
                 step: 0,
@@ -334,12 +339,19 @@ pub fn run(
         ));
     }
     let val_files = stream::collection_files(&cfg.data, "-val").unwrap_or_default();
+    let labels = state
+        .stream
+        .ownership_labels
+        .as_deref()
+        .map(super::labels::Labels::load)
+        .transpose()?;
     let val = eval::load_val(
         &val_files,
         cfg.val_games,
         cfg.val_every,
         state.stream.size,
         &state.stream.options,
+        labels.as_ref(),
     )?;
     eprintln!(
         "val: {} positions from {} games ({} skipped)",

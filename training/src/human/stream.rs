@@ -43,6 +43,7 @@ use tengen::features::v7;
 use tengen::rules::Symmetry;
 use tengen::sgf::GameRecord;
 
+use super::labels::Labels;
 use super::packed::Packed;
 use super::record::{game_samples, Options, Skip};
 use crate::train::data::{
@@ -178,6 +179,10 @@ pub struct StreamConfig {
     pub seed: u64,
     /// Batches queued ahead of the trainer.
     pub queue: usize,
+    /// Ownership targets for labelled games ([`super::labels`]; `None`:
+    /// none, as before labels existed).
+    #[serde(default)]
+    pub ownership_labels: Option<PathBuf>,
 }
 
 /// A batch and where it is in the stream.
@@ -213,9 +218,9 @@ impl EpochReader {
         })
     }
 
-    /// The next game's line and where it is (`file:line`), `None` at the
-    /// end of the epoch.
-    fn next(&mut self) -> Result<Option<(Vec<u8>, String)>, String> {
+    /// The next game's line and where it is (file index, line number),
+    /// `None` at the end of the epoch.
+    fn next(&mut self) -> Result<Option<(Vec<u8>, usize, u64)>, String> {
         loop {
             let total: u64 = self.remaining.iter().sum();
             if total == 0 {
@@ -238,8 +243,7 @@ impl EpochReader {
             match self.files[f].next() {
                 Ok(Some(line)) => {
                     self.index += 1;
-                    let at = format!("{}:{}", self.files[f].path.display(), self.files[f].line);
-                    return Ok(Some((line, at)));
+                    return Ok(Some((line, f, self.files[f].line)));
                 }
                 // The file is shorter than counted: it is done.
                 Ok(None) => self.remaining[f] = 0,
@@ -288,6 +292,10 @@ fn build_windows(
     if counts.iter().sum::<u64>() == 0 {
         return Err("the training collections hold no games".into());
     }
+    let labels = match &cfg.ownership_labels {
+        Some(p) => Some(Labels::load(p)?),
+        None => None,
+    };
     let w = cfg.window_games.max(1) as u64;
     let (mut epoch, mut window) = (start.epoch, start.window);
     let mut reader = EpochReader::open(&cfg, &counts, epoch)?;
@@ -303,13 +311,15 @@ fn build_windows(
         let mut samples = Vec::new();
         let mut games = 0;
         while games < w {
-            let Some((line, at)) = reader.next()? else {
+            let Some((line, f, line_no)) = reader.next()? else {
                 break;
             };
             games += 1;
             stats.games += 1;
+            let file = cfg.files[f].to_string_lossy();
+            let own = labels.as_ref().and_then(|l| l.get(&file, line_no));
             let got = match GameRecord::from_bytes(&line) {
-                Ok(rec) => game_samples(&rec, cfg.size, &cfg.options, &mut rng),
+                Ok(rec) => game_samples(&rec, cfg.size, &cfg.options, own, &mut rng),
                 Err(_) => Err(Skip::Parse),
             };
             match got {
@@ -321,7 +331,7 @@ fn build_windows(
                     *stats.skipped.entry(format!("{why:?}")).or_default() += 1;
                     if logged < 10 {
                         logged += 1;
-                        eprintln!("skipping the game at {at}: {why:?}");
+                        eprintln!("skipping the game at {file}:{line_no}: {why:?}");
                     }
                 }
             }
