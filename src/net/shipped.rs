@@ -25,8 +25,8 @@ pub const NET_9X9: ShippedNet = ShippedNet {
 
 /// The 19×19 net.
 pub const NET_19X19: ShippedNet = ShippedNet {
-    name: "tengen-19x19-v3",
-    bytes: include_bytes!("../../models/tengen-19x19-v3.safetensors"),
+    name: "tengen-19x19-v4",
+    bytes: include_bytes!("../../models/tengen-19x19-v4.safetensors"),
 };
 
 /// Boards up to this size are played with [`NET_9X9`], larger ones with
