@@ -30,7 +30,7 @@ use tengen::rules::score::area_with_owners;
 use tengen::rules::{Board, Color, Scoring};
 use tengen::sgf::GameRecord;
 
-use super::record::{start, ResultKind, Skip, Start};
+use super::record::{rules_of, start, ResultKind, Skip, Start};
 
 /// Labelled games, by collection file name and line.
 #[derive(Default)]
@@ -155,27 +155,37 @@ pub fn label_games(
     tolerance: f32,
 ) -> Vec<Outcome> {
     let mut out: Vec<Option<Outcome>> = vec![None; recs.len()];
-    let mut todo: Vec<(usize, EvalInput, Start, f32)> = Vec::new();
+    // The games to judge: the net's inputs, and beside them each game's
+    // place, start and recorded margin.
+    let mut inputs: Vec<EvalInput> = Vec::new();
+    let mut games: Vec<(usize, Start, f32)> = Vec::new();
     for (i, rec) in recs.iter().enumerate() {
         let ResultKind::Score(margin) = ResultKind::parse(rec.result.as_deref()) else {
             out[i] = Some(Outcome::NotCounted);
             continue;
         };
+        // Territory scoring is known from the root: no replay for it.
+        if rules_of(rec).is_ok_and(|r| r.territory || r.ruleset.scoring == Scoring::Territory) {
+            out[i] = Some(Outcome::Territory);
+            continue;
+        }
         match final_input(rec, size) {
             Err(why) => out[i] = Some(Outcome::Skipped(why)),
-            Ok((_, st)) if st.rules.territory || st.rules.ruleset.scoring == Scoring::Territory => {
-                out[i] = Some(Outcome::Territory)
+            Ok((input, st)) => {
+                inputs.push(input);
+                games.push((i, st, margin));
             }
-            Ok((input, st)) => todo.push((i, input, st, margin)),
         }
     }
-    for chunk in todo.chunks(eval.max_batch().max(1)) {
-        let inputs: Vec<EvalInput> = chunk.iter().map(|c| c.1.clone()).collect();
-        let outputs = eval.evaluate(&inputs);
-        for ((i, input, st, margin), o) in chunk.iter().zip(outputs) {
+    let per_call = eval.max_batch().max(1);
+    for (ins, gs) in inputs.chunks(per_call).zip(games.chunks(per_call)) {
+        let outputs = eval.evaluate(ins);
+        for ((input, (i, st, margin)), o) in ins.iter().zip(gs).zip(outputs) {
             out[*i] = Some(judge(input, st, *margin, o.ownership.as_deref(), tolerance));
         }
     }
+    // Every game got an outcome above; `Skipped(Empty)` only if the
+    // evaluator returned fewer outputs than inputs.
     out.into_iter()
         .map(|o| o.unwrap_or(Outcome::Skipped(Skip::Empty)))
         .collect()
@@ -292,43 +302,44 @@ pub fn label_collections(
         let file = std::fs::File::open(f).map_err(|e| format!("{}: {e}", f.display()))?;
         let reader = std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file));
         let before = report.labelled;
-        let mut pending: Vec<(u64, GameRecord)> = Vec::new();
-        let mut flush = |pending: &mut Vec<(u64, GameRecord)>, report: &mut LabelReport| {
-            let recs: Vec<GameRecord> = pending.iter().map(|p| p.1.clone()).collect();
-            for ((at, _), o) in
-                pending
+        // The pending games' lines and records.
+        let (mut ats, mut recs): (Vec<u64>, Vec<GameRecord>) = (Vec::new(), Vec::new());
+        let mut flush =
+            |ats: &mut Vec<u64>, recs: &mut Vec<GameRecord>, report: &mut LabelReport| {
+                for (at, o) in ats
                     .iter()
-                    .zip(label_games(&recs, spec.size, eval, spec.tolerance))
-            {
-                match o {
-                    Outcome::Labelled { own, .. } => {
-                        report.counted += 1;
-                        report.labelled += 1;
-                        lines.push(format_line(&name, *at, &own));
+                    .zip(label_games(recs, spec.size, eval, spec.tolerance))
+                {
+                    match o {
+                        Outcome::Labelled { own, .. } => {
+                            report.counted += 1;
+                            report.labelled += 1;
+                            lines.push(format_line(&name, *at, &own));
+                        }
+                        Outcome::NotCounted => {}
+                        Outcome::Territory => {
+                            report.counted += 1;
+                            report.territory += 1;
+                        }
+                        Outcome::Mismatch(d) => {
+                            report.counted += 1;
+                            let d = d.abs();
+                            let k = if d.is_nan() {
+                                5
+                            } else {
+                                [2.0, 5.0, 10.0, 20.0]
+                                    .iter()
+                                    .take_while(|&&t| d > t)
+                                    .count()
+                            };
+                            report.mismatch[k] += 1;
+                        }
+                        Outcome::Skipped(_) => report.skipped += 1,
                     }
-                    Outcome::NotCounted => {}
-                    Outcome::Territory => {
-                        report.counted += 1;
-                        report.territory += 1;
-                    }
-                    Outcome::Mismatch(d) => {
-                        report.counted += 1;
-                        let d = d.abs();
-                        let k = if d.is_nan() {
-                            5
-                        } else {
-                            [2.0, 5.0, 10.0, 20.0]
-                                .iter()
-                                .take_while(|&&t| d > t)
-                                .count()
-                        };
-                        report.mismatch[k] += 1;
-                    }
-                    Outcome::Skipped(_) => report.skipped += 1,
                 }
-            }
-            pending.clear();
-        };
+                ats.clear();
+                recs.clear();
+            };
         for (i, line) in std::io::BufRead::split(reader, b'\n').enumerate() {
             let line = line.map_err(|e| format!("{}: {e}", f.display()))?;
             if line.iter().all(|b| b.is_ascii_whitespace()) {
@@ -336,11 +347,14 @@ pub fn label_collections(
             }
             report.games += 1;
             match GameRecord::from_bytes(&line) {
-                Ok(rec) => pending.push((i as u64 + 1, rec)),
+                Ok(rec) => {
+                    ats.push(i as u64 + 1);
+                    recs.push(rec);
+                }
                 Err(_) => report.skipped += 1,
             }
-            if pending.len() >= spec.batch.max(1) {
-                flush(&mut pending, &mut report);
+            if recs.len() >= spec.batch.max(1) {
+                flush(&mut ats, &mut recs, &mut report);
             }
             if report.games.is_multiple_of(5000) {
                 eprintln!(
@@ -349,7 +363,7 @@ pub fn label_collections(
                 );
             }
         }
-        flush(&mut pending, &mut report);
+        flush(&mut ats, &mut recs, &mut report);
         report.by_file.push((name, report.labelled - before));
     }
     write_labels(out, &lines)?;
