@@ -26,6 +26,7 @@ use super::labels::Labels;
 use super::packed::Packed;
 use super::record::{game_samples, Options};
 use super::stream::{count_games, StreamStats};
+use crate::model::TrainNet;
 use crate::shard::{HAS_POLICY, HAS_VALUE};
 use crate::train::data::Batch;
 use crate::train::loss::{self, LossReport};
@@ -177,9 +178,18 @@ struct Scored {
 /// Evaluates the val set in batches of `batch` (no symmetry) on the net
 /// being trained, with its loss terms.
 pub fn evaluate(trainer: &Trainer, val: &ValSet, batch: usize) -> Option<ValReport> {
+    evaluate_bar(trainer, val, batch, None)
+}
+
+fn evaluate_bar(
+    trainer: &Trainer,
+    val: &ValSet,
+    batch: usize,
+    progress: Option<&ProgressBar>,
+) -> Option<ValReport> {
     let net = trainer.net.valid();
     let device = trainer.device();
-    score(val, batch, None, |b| {
+    score(val, batch, progress, |b| {
         let (x, g) = loss::inputs(b, tengen::features::v7::SPATIAL, device);
         let out = net.forward(x, g);
         let (policy, pass, value) = (out.policy.clone(), out.pass.clone(), out.value.clone());
@@ -371,7 +381,23 @@ pub fn evaluate_file(
         ProgressStyle::with_template("sl-eval {bar:30} {pos}/{len} positions {elapsed}, eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let r = evaluate_model(&net, device, backend.fast, &val, spec.batch, Some(&bar));
+    // A tengen net on burn (`--device cpu-burn`) also gets its loss terms,
+    // the ownership loss on the labelled games among them; the fast path
+    // and KataGo's nets give move prediction and value only.
+    let tengen_file = model.extension().is_some_and(|e| e == "safetensors");
+    let r = if !backend.fast && tengen_file {
+        drop(net);
+        let train = TrainNet::from_model(model, 0, device)
+            .map_err(|e| format!("{}: {e}", model.display()))?;
+        Ok(evaluate_bar(
+            &Trainer::new(train, device),
+            &val,
+            spec.batch,
+            Some(&bar),
+        ))
+    } else {
+        evaluate_model(&net, device, backend.fast, &val, spec.batch, Some(&bar))
+    };
     bar.finish_and_clear();
     let r = r?.ok_or_else(|| format!("no positions in the {:?} collections", spec.split))?;
     eprintln!(
@@ -384,5 +410,13 @@ pub fn evaluate_file(
         r.summary()
     );
     r.print_by_file();
+    if !backend.fast && tengen_file {
+        let l = &r.loss;
+        eprintln!(
+            "  loss terms: policy {:.4} value {:.4} score {:.4} ownership {:.4} (each a mean over \
+             all positions; ownership only where labelled)",
+            l.policy, l.value, l.score, l.ownership
+        );
+    }
     Ok(r)
 }
