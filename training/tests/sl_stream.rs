@@ -478,6 +478,22 @@ fn sl_eval_of_the_exported_net_repeats_the_runs_val_numbers() {
         "ll: run {ll}, sl-eval {}",
         got.policy_ll
     );
+    // On burn, a tengen net's loss terms are the run's val losses too (the
+    // heads a playing net keeps; the optimistic-policy aux head is not saved).
+    for key in ["policy", "value", "score", "ownership"] {
+        let w = want["loss"][key].as_f64().unwrap();
+        let v = match key {
+            "policy" => got.loss.policy,
+            "value" => got.loss.value,
+            "score" => got.loss.score,
+            _ => got.loss.ownership,
+        } as f64;
+        assert!(
+            (w - v).abs() <= 1e-4 * w.abs().max(1.0),
+            "loss {key}: run {w}, sl-eval {v}"
+        );
+    }
+    assert!(got.loss.policy > 0.0 && got.loss.value > 0.0);
     // The fast CPU path scores the same positions alike (its outputs agree
     // with burn's to ~1e-5, so at most a near-tie may change a top-1).
     let fast = Backend {
