@@ -700,6 +700,11 @@ pub(crate) struct StreamArgs {
     /// (measurements; the run resumes with the same command).
     #[arg(long)]
     pub(crate) stop_after: Option<u64>,
+    /// Train only the value head (value, score, ownership): the trunk and
+    /// the policy head keep --init's weights, so the policy is unchanged
+    /// (a new run only; a resumed run keeps its checkpoint's).
+    #[arg(long)]
+    pub(crate) value_head_only: bool,
 }
 
 /// A `--min-rank` value (`6d`, `1p`, ...) on `parse_rank`'s scale.
@@ -750,6 +755,7 @@ impl StreamArgs {
             progress_secs: self.progress_secs,
             ownership_labels: self.ownership_labels.clone(),
             stop_after: self.stop_after,
+            value_head_only: self.value_head_only,
         })
     }
 }

@@ -389,6 +389,7 @@ fn run_cfg(dir: &Path, steps: u64) -> HumanConfig {
         progress_secs: 0.0,
         ownership_labels: None,
         stop_after: None,
+        value_head_only: false,
     }
 }
 
@@ -432,6 +433,43 @@ fn a_killed_run_resumes_at_the_same_step_with_the_same_weights() {
     let top1 = rows[2].split(',').nth(12).unwrap();
     assert!(top1.parse::<f64>().is_ok(), "{top1}");
     let _ = v7::GLOBAL;
+}
+
+#[test]
+fn value_head_only_keeps_every_other_weight_through_a_resume() {
+    one_thread();
+    let root = common::tmp("sls-vho");
+    let dir = dataset(&root, 10, &[]);
+    let dev = Device::flex();
+    let base = root.join("base");
+    run::run(&run_cfg(&dir, 3), &base, &Init::Fresh(common::tiny()), &dev).unwrap();
+    let init_path = base.join("model.safetensors");
+    let read = |p: &Path| tengen::net::io::read(p).unwrap().1.tensors;
+    let before = read(&init_path);
+    let init = Init::Model(init_path.clone());
+    let out = root.join("heads");
+    // Stopped after the checkpoint at step 3, then resumed without the
+    // flag: the checkpoint's choice holds.
+    let first = HumanConfig {
+        value_head_only: true,
+        stop_after: Some(3),
+        ..run_cfg(&dir, 6)
+    };
+    run::run(&first, &out, &init, &dev).unwrap();
+    let s = run::run(&run_cfg(&dir, 6), &out, &init, &dev).unwrap();
+    assert_eq!(s.steps_run, 3, "resumed at step 3");
+    let after = read(&out.join("model.safetensors"));
+    assert_eq!(before.len(), after.len());
+    let mut moved = 0;
+    for (name, w) in &before {
+        let a = &after[name];
+        if name.starts_with("value.") {
+            moved += usize::from(a != w);
+        } else {
+            assert!(a == w, "{name} changed though frozen");
+        }
+    }
+    assert!(moved >= 4, "only {moved} value-head tensors learned");
 }
 
 #[test]

@@ -72,6 +72,10 @@ pub struct HumanConfig {
     /// as if killed after a checkpoint: for measurements and tests.
     #[serde(default)]
     pub stop_after: Option<u64>,
+    /// Only the value head learns ([`Trainer::learn_value_head_only`]);
+    /// a new run only, a resumed run keeps its checkpoint's.
+    #[serde(default)]
+    pub value_head_only: bool,
 }
 
 fn one() -> f32 {
@@ -123,6 +127,9 @@ pub struct HumanState {
     pub stats: StreamStats,
     pub last_loss: Option<LossReport>,
     pub last_val: Option<ValReport>,
+    /// Only the value head learns (checkpoints written before had all).
+    #[serde(default)]
+    pub value_head_only: bool,
 }
 
 /// The result of [`run`].
@@ -328,10 +335,21 @@ pub fn run(
                 stats: StreamStats::default(),
                 last_loss: None,
                 last_val: None,
+                value_head_only: cfg.value_head_only,
             };
             (Trainer::new(net, device), state)
         }
     };
+    if cfg.value_head_only != state.value_head_only {
+        eprintln!(
+            "note: --value-head-only differs from the checkpoint's; the checkpoint's ({}) is kept",
+            state.value_head_only
+        );
+    }
+    if state.value_head_only {
+        trainer.learn_value_head_only();
+        eprintln!("only the value head learns: stem, trunk and policy head are frozen");
+    }
     if let Some(f) = state.stream.files.iter().find(|f| !f.exists()) {
         return Err(format!(
             "{} (named by the checkpoint) is missing: run from the folder the run started in",

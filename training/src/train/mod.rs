@@ -163,6 +163,25 @@ impl Trainer {
         }
     }
 
+    /// From now on only the value head learns (value, score and ownership
+    /// outputs): the stem, the trunk, the policy head and the auxiliary
+    /// head keep their weights exactly, so a playing net keeps its policy
+    /// move for move. The frozen part also drops out of the backward
+    /// pass. Undone by nothing: a resumed run freezes again from its
+    /// checkpoint's record.
+    pub fn learn_value_head_only(&mut self) {
+        let TrainNet { mut net, aux } = self.net.clone();
+        net.stem = net.stem.no_grad();
+        net.stem_global = net.stem_global.no_grad();
+        net.blocks = net.blocks.into_iter().map(|b| b.no_grad()).collect();
+        net.tip = net.tip.no_grad();
+        net.policy = net.policy.no_grad();
+        self.net = TrainNet {
+            net,
+            aux: aux.no_grad(),
+        };
+    }
+
     /// The (plain) device it trains on.
     pub fn device(&self) -> &Device {
         &self.device
