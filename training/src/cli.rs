@@ -567,6 +567,11 @@ pub(crate) struct TrArgs {
     /// and AGA inputs too (0: off).
     #[arg(long, default_value_t = 0.0, value_parser = share)]
     pub(crate) rules_mix: f32,
+    /// Train only the value head (value, score, ownership): the trunk and
+    /// the policy head keep --init's weights, so the policy is unchanged
+    /// (a new run only; a resumed run keeps its checkpoint's).
+    #[arg(long)]
+    pub(crate) value_head_only: bool,
 }
 
 /// A number within `lo..=hi`, or an error that names the range.
@@ -603,6 +608,7 @@ impl TrArgs {
             ownership_weight: self.ownership_weight,
             komi_shift: KomiShift::from_flags(self.komi_shift, self.komi_shift_max),
             rules_mix: RulesMix::from_flag(self.rules_mix),
+            value_head_only: self.value_head_only,
         }
     }
 }

@@ -49,3 +49,47 @@ fn resume_is_bit_identical() {
     let wc = w(&c);
     assert!(wa != wc);
 }
+
+#[test]
+fn value_head_only_keeps_every_other_weight_through_a_resume() {
+    std::env::set_var("RAYON_NUM_THREADS", "1");
+    let root = common::tmp("resume-vho");
+    let data = root.join("data");
+    common::quick_selfplay(&data, 2, 12);
+    let cfg = |steps, value_head_only| TrainConfig {
+        steps,
+        batch: 8,
+        checkpoint_every: 3,
+        val_batches: 0,
+        seed: 6,
+        value_head_only,
+        ..TrainConfig::default()
+    };
+    let bar = ProgressBar::hidden();
+    let dev = Device::flex();
+    let base = root.join("base");
+    let fresh = Init::Fresh(common::tiny());
+    train::run(&cfg(3, false), &data, None, &base, &fresh, &dev, &bar).unwrap();
+    let init_path = base.join("model.safetensors");
+    let read = |p: &std::path::Path| tengen::net::io::read(p).unwrap().1.tensors;
+    let before = read(&init_path);
+    let init = Init::Model(init_path.clone());
+    // Three steps with the flag, then three more resumed without it: the
+    // checkpoint's choice holds.
+    let out = root.join("heads");
+    train::run(&cfg(3, true), &data, None, &out, &init, &dev, &bar).unwrap();
+    let s = train::run(&cfg(6, false), &data, None, &out, &init, &dev, &bar).unwrap();
+    assert_eq!(s.steps_run, 3, "resumed at step 3");
+    let after = read(&out.join("model.safetensors"));
+    assert_eq!(before.len(), after.len());
+    let mut moved = 0;
+    for (name, w) in &before {
+        let a = &after[name];
+        if name.starts_with("value.") {
+            moved += usize::from(a != w);
+        } else {
+            assert!(a == w, "{name} changed though frozen");
+        }
+    }
+    assert!(moved >= 4, "only {moved} value-head tensors learned");
+}

@@ -72,6 +72,10 @@ pub struct TrainConfig {
     /// ([`data::RulesMix`]); `None` in configs written before it.
     #[serde(default)]
     pub rules_mix: Option<data::RulesMix>,
+    /// Only the value head learns ([`Trainer::learn_value_head_only`]). A
+    /// resumed run keeps its checkpoint's choice.
+    #[serde(default)]
+    pub value_head_only: bool,
 }
 
 fn one() -> f32 {
@@ -107,6 +111,7 @@ impl Default for TrainConfig {
             ownership_weight: 1.0,
             komi_shift: None,
             rules_mix: None,
+            value_head_only: false,
         }
     }
 }
@@ -377,6 +382,18 @@ pub fn run(
             (Trainer::new(net, device), None)
         }
     };
+    let value_head_only = old_state
+        .as_ref()
+        .map_or(cfg.value_head_only, |s| s.config.value_head_only);
+    if value_head_only != cfg.value_head_only {
+        eprintln!(
+            "note: --value-head-only differs from the checkpoint's; the checkpoint's ({value_head_only}) is kept"
+        );
+    }
+    if value_head_only {
+        trainer.learn_value_head_only();
+        eprintln!("only the value head learns: stem, trunk and policy head are frozen");
+    }
     // The window: kept from the checkpoint when continuing toward the
     // same target (exact resume), else chosen afresh.
     let (train_shards, val_shards) = match &old_state {
@@ -404,7 +421,10 @@ pub fn run(
         target: cfg.steps,
         train_shards,
         val_shards,
-        config: cfg.clone(),
+        config: TrainConfig {
+            value_head_only,
+            ..cfg.clone()
+        },
         last_loss: None,
     };
     let start_step = trainer.step;
