@@ -340,16 +340,8 @@ pub fn run(
             (Trainer::new(net, device), state)
         }
     };
-    if cfg.value_head_only != state.value_head_only {
-        eprintln!(
-            "note: --value-head-only differs from the checkpoint's; the checkpoint's ({}) is kept",
-            state.value_head_only
-        );
-    }
-    if state.value_head_only {
-        trainer.learn_value_head_only();
-        eprintln!("only the value head learns: stem, trunk and policy head are frozen");
-    }
+    // A new run's state already holds the flag given.
+    trainer.value_head_only_for_run(Some(state.value_head_only), cfg.value_head_only);
     if let Some(f) = state.stream.files.iter().find(|f| !f.exists()) {
         return Err(format!(
             "{} (named by the checkpoint) is missing: run from the folder the run started in",

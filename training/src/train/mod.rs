@@ -187,6 +187,23 @@ impl Trainer {
         };
     }
 
+    /// Applies a run's `--value-head-only` choice: `kept` is the
+    /// checkpoint's (a resumed run keeps it, with a note when `asked`
+    /// differs), `None` for a new run. Returns the choice in force.
+    pub fn value_head_only_for_run(&mut self, kept: Option<bool>, asked: bool) -> bool {
+        let on = kept.unwrap_or(asked);
+        if on != asked {
+            eprintln!(
+                "note: --value-head-only differs from the checkpoint's; the checkpoint's ({on}) is kept"
+            );
+        }
+        if on {
+            self.learn_value_head_only();
+            eprintln!("only the value head learns: stem, trunk and policy head are frozen");
+        }
+        on
+    }
+
     /// The (plain) device it trains on.
     pub fn device(&self) -> &Device {
         &self.device
@@ -382,18 +399,10 @@ pub fn run(
             (Trainer::new(net, device), None)
         }
     };
-    let value_head_only = old_state
-        .as_ref()
-        .map_or(cfg.value_head_only, |s| s.config.value_head_only);
-    if value_head_only != cfg.value_head_only {
-        eprintln!(
-            "note: --value-head-only differs from the checkpoint's; the checkpoint's ({value_head_only}) is kept"
-        );
-    }
-    if value_head_only {
-        trainer.learn_value_head_only();
-        eprintln!("only the value head learns: stem, trunk and policy head are frozen");
-    }
+    let value_head_only = trainer.value_head_only_for_run(
+        old_state.as_ref().map(|s| s.config.value_head_only),
+        cfg.value_head_only,
+    );
     // The window: kept from the checkpoint when continuing toward the
     // same target (exact resume), else chosen afresh.
     let (train_shards, val_shards) = match &old_state {

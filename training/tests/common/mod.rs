@@ -49,3 +49,28 @@ pub fn quick_selfplay(out: &std::path::Path, games: usize, seed: u64) -> selfpla
     };
     selfplay::run(&cfg, tiny_eval(seed), out, 0, &ProgressBar::hidden()).unwrap()
 }
+
+/// Asserts that between two exports of a net only tensors of the value
+/// head (`value.*`) changed, and that at least `min_moved` of them did.
+pub fn assert_only_value_head_moved(
+    before: &std::path::Path,
+    after: &std::path::Path,
+    min_moved: usize,
+) {
+    let read = |p: &std::path::Path| tengen::net::io::read(p).unwrap().1.tensors;
+    let (before, after) = (read(before), read(after));
+    assert_eq!(before.len(), after.len());
+    let mut moved = 0;
+    for (name, w) in &before {
+        let a = &after[name];
+        if name.starts_with("value.") {
+            moved += usize::from(a != w);
+        } else {
+            assert!(a == w, "{name} changed though frozen");
+        }
+    }
+    assert!(
+        moved >= min_moved,
+        "only {moved} value-head tensors learned"
+    );
+}
