@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use tengen::eval::{policy_index, EvalInput, EvalOutput, Evaluator};
 use tengen::rules::{Color, IllegalMove, Move, Point, Position, Ruleset};
-use tengen::search::passing::{decide, decide_with, is_self_atari, PassReason, PassStyle};
+use tengen::search::passing::{
+    decide, decide_with, is_self_atari, pass_refused, PassReason, PassStyle,
+};
 use tengen::search::testing::{AreaEvaluator, FnEvaluator, ZeroEvaluator};
 use tengen::search::{Limits, Search, SearchConfig, SearchResult};
 
@@ -623,4 +625,125 @@ fn a_won_game_is_not_played_on_inside_our_own_area() {
     let d = decide_with(&pos, &r, PassStyle::Tournament, Some(&root_own));
     assert_eq!(d.mv, Move::Pass, "{d:?}");
     assert_eq!(d.reason, PassReason::PassingWins);
+}
+
+/// Black to move on 5×5: column D is all dame (each point touches both
+/// colours), nothing is settled; a count now wins for Black.
+fn dame_column() -> Position {
+    diagram(
+        &[
+            "XXX.O", //
+            "XXX.O", //
+            "XXX.O", //
+            "XXX.O", //
+            "XXX.O", //
+        ],
+        Color::Black,
+        0.5,
+    )
+}
+
+/// Black to move on 5×5: both sides pass-alive with two eyes each, every
+/// point owned, no dame.
+fn all_settled() -> Position {
+    diagram(
+        &[
+            ".XO.O", //
+            "XXOOO", //
+            ".XO.O", //
+            "XXOOO", //
+            "XXOOO", //
+        ],
+        Color::Black,
+        0.5,
+    )
+}
+
+fn pass_loving_search(pos: &Position) -> Search {
+    let cfg = SearchConfig {
+        seed: 7,
+        batch_size: 4,
+        ..SearchConfig::default()
+    };
+    let mut s = Search::new(loving(Move::Pass), cfg);
+    s.set_position(pos.clone(), Vec::new());
+    s
+}
+
+fn run(s: &mut Search, visits: u64) -> SearchResult {
+    s.run(
+        &Limits::visits(visits),
+        &AtomicBool::new(false),
+        None,
+        Duration::from_secs(60),
+    )
+}
+
+#[test]
+fn the_rules_refuse_a_pass_with_dame_left_but_not_when_settled_or_after_a_pass() {
+    assert!(pass_refused(&dame_column(), None));
+    assert!(!pass_refused(&all_settled(), None));
+    // After White's pass rule 1 counts the board: a pass may end it.
+    let mut passed = dame_column();
+    passed.set_to_move(Color::White);
+    passed.play_move(Move::Pass).unwrap();
+    assert!(!pass_refused(&passed, None));
+}
+
+#[test]
+fn a_search_barred_from_a_refused_pass_spends_every_visit_on_moves() {
+    let pos = dame_column();
+    // Unbarred, a prior in love with the pass searches mostly the pass,
+    // and the rules then override it with a barely searched move.
+    let mut free = pass_loving_search(&pos);
+    assert!(!free.bar_pass_if_refused(), "the setting is off by default");
+    let r = run(&mut free, 60);
+    assert_eq!(r.best, Move::Pass);
+    let d = decide(&pos, &r);
+    assert_eq!(d.reason, PassReason::DameLeft);
+    // Barred: no visit goes to the pass, and the search's own move stands.
+    let mut barred = pass_loving_search(&pos);
+    barred.set_config(SearchConfig {
+        bar_refused_pass: true,
+        ..barred.config().clone()
+    });
+    assert!(barred.bar_pass_if_refused());
+    let r = run(&mut barred, 60);
+    assert_ne!(r.best, Move::Pass);
+    assert!(r.moves.iter().all(|m| m.mv != Move::Pass), "{:?}", r.moves);
+    assert_eq!(r.moves.iter().map(|m| m.visits).sum::<u64>() + 1, r.visits);
+    assert_eq!(decide(&pos, &r).mv, r.best);
+    // A settled board is not barred: the search may pass.
+    let mut settled = pass_loving_search(&all_settled());
+    settled.set_config(SearchConfig {
+        bar_refused_pass: true,
+        ..settled.config().clone()
+    });
+    assert!(!settled.bar_pass_if_refused());
+    assert_eq!(run(&mut settled, 30).best, Move::Pass);
+}
+
+#[test]
+fn a_kept_pass_subtree_leaves_the_root_when_the_pass_is_barred() {
+    let pos = dame_column();
+    let mut s = pass_loving_search(&pos);
+    let first = run(&mut s, 60);
+    let pass_visits = first
+        .moves
+        .iter()
+        .find(|m| m.mv == Move::Pass)
+        .map_or(0, |m| m.visits);
+    assert!(pass_visits > 30, "{:?}", first.moves);
+    // The same root again: the tree is kept, pass subtree and all.
+    assert!(s.set_position(pos.clone(), Vec::new()));
+    s.bar_root_pass();
+    let r = run(&mut s, 100);
+    assert!(r.moves.iter().all(|m| m.mv != Move::Pass), "{:?}", r.moves);
+    // The root holds the kept non-pass visits and the new ones, not the
+    // pass's.
+    assert_eq!(r.visits, 100);
+    assert_ne!(r.best, Move::Pass);
+    // The bar lasts until the next position.
+    s.set_position(pos, Vec::new());
+    assert!(!s.root_pass_barred());
 }

@@ -321,6 +321,11 @@ impl Engine {
                 return Generated::plain(mv, None);
             }
         }
+        if !opts.cleanup {
+            // Where the passing rules below would play on anyway, the
+            // search looks only at the moves it may play.
+            self.search.bar_pass_if_refused();
+        }
         let result = self.search_for(time, opponent_passed, stop, opts, progress);
 
         let root = self.search.position().clone();

@@ -177,6 +177,10 @@ pub struct SearchConfig {
     /// default; never while temperature or noise is in effect, whose
     /// choices depend on the whole visit distribution.
     pub early_stop: bool,
+    /// Players (the GTP engine, `tengen-train match`) bar the root's pass
+    /// ([`Search::bar_pass_if_refused`]) where their end-of-game rules
+    /// would not pass anyway. Off by default until a match measures it.
+    pub bar_refused_pass: bool,
 }
 
 impl Default for SearchConfig {
@@ -218,6 +222,7 @@ impl Default for SearchConfig {
             resign_threshold: None,
             forced_playouts: None,
             early_stop: false,
+            bar_refused_pass: false,
         }
     }
 }
@@ -313,6 +318,8 @@ pub struct Search {
     root_widened: bool,
     /// What evaluator calls cost, measured over every run.
     meter: CostMeter,
+    /// The next runs may not pass at the root ([`Search::bar_root_pass`]).
+    root_pass_barred: bool,
 }
 
 impl Search {
@@ -339,6 +346,7 @@ impl Search {
             root_own_priors: false,
             root_widened: false,
             meter: CostMeter::default(),
+            root_pass_barred: false,
         }
     }
 
@@ -404,7 +412,42 @@ impl Search {
         self.root = position;
         self.recent = recent;
         self.root_prev.clear();
+        self.root_pass_barred = false;
         kept.is_some()
+    }
+
+    /// From now until the next [`Search::set_position`], runs do not pass
+    /// at the root while it has another move: the pass is never selected
+    /// there, a kept pass subtree is cut out of the root's value, and the
+    /// final move is another. For a player whose end-of-game rules will
+    /// not pass here anyway ([`passing::pass_refused`]): the search then
+    /// spends its visits on the moves it may really play, instead of on
+    /// finished games after a pass that a rule then overrides with a
+    /// barely searched move.
+    pub fn bar_root_pass(&mut self) {
+        self.root_pass_barred = true;
+    }
+
+    /// Bars the root's pass ([`Search::bar_root_pass`]) when
+    /// [`SearchConfig::bar_refused_pass`] is on and the end-of-game rules
+    /// will not pass in the root position anyway
+    /// ([`passing::pass_refused`], judged by the evaluator's ownership of
+    /// the root: one evaluator call, usually a cache hit later). Call it
+    /// after [`Search::set_position`] and [`Search::set_eval_context`].
+    /// Returns whether the pass is barred.
+    pub fn bar_pass_if_refused(&mut self) -> bool {
+        if self.config.bar_refused_pass {
+            let own = self.evaluate_root().and_then(|o| o.ownership);
+            if passing::pass_refused(&self.root, own.as_deref()) {
+                self.bar_root_pass();
+            }
+        }
+        self.root_pass_barred
+    }
+
+    /// Whether the root's pass is barred ([`Search::bar_root_pass`]).
+    pub fn root_pass_barred(&self) -> bool {
+        self.root_pass_barred
     }
 
     /// Forgets the tree (the position stays).
@@ -548,6 +591,7 @@ impl Search {
             forced_k: cfg.forced_playouts.map(|k| k as f64),
             stdev_scale: cfg.cpuct_stdev_scale as f64,
             fpu_parent_pow: cfg.fpu_parent_pow as f64,
+            root_pass_barred: self.root_pass_barred,
         }
     }
 
@@ -615,6 +659,9 @@ impl Search {
         if !ctx.lock().root_ready() {
             round_with(&ctx, true);
             self.root_own_priors = true;
+        }
+        if self.root_pass_barred {
+            ctx.lock().detach_root_pass();
         }
         if !self.root_own_priors {
             // A reused root was expanded as an inner node: give it the
@@ -710,7 +757,14 @@ impl Search {
     fn choose(&mut self, snap: &AnalysisSnapshot) -> Move {
         let Some(first) = snap.moves.first() else {
             // No child visited: the highest prior.
-            return self.tree.edges_of(0).first().map_or(Move::Pass, |e| e.mv);
+            let barred = self.root_pass_barred;
+            return self
+                .tree
+                .edges_of(0)
+                .iter()
+                .find(|e| !(barred && e.mv == Move::Pass))
+                .or(self.tree.edges_of(0).first())
+                .map_or(Move::Pass, |e| e.mv);
         };
         let played = self.root.history().len().saturating_sub(1) as u32;
         let t = self.config.temperature as f64;

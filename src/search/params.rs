@@ -85,6 +85,10 @@ pub const NAMES: &[(&str, &str)] = &[
         "correct each evaluation by this share of what the subtrees of nodes with the same local shape found (KataGo: 0.45; 0 off)",
     ),
     (
+        "bar-refused-pass",
+        "search no pass at the root where the end-of-game rules would not pass anyway (true/false; default false)",
+    ),
+    (
         "subtree-bias-exponent",
         "how a node's share in that correction grows with its visits (KataGo: 0.85)",
     ),
@@ -144,6 +148,7 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "lcb-check" => cfg.lcb_check = flag(k, value)?,
         "play-pruning" => cfg.play_pruning = flag(k, value)?,
         "random-symmetry" => cfg.random_symmetry = flag(k, value)?,
+        "bar-refused-pass" => cfg.bar_refused_pass = flag(k, value)?,
         _ => {
             let names: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
@@ -170,7 +175,7 @@ mod tests {
             let mut cfg = SearchConfig::default();
             let value = match *name {
                 "lcb-check" | "play-pruning" => "false",
-                "random-symmetry" => "true",
+                "random-symmetry" | "bar-refused-pass" => "true",
                 "cpuct-base" => "750",
                 _ => "0.75",
             };

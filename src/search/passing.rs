@@ -119,18 +119,7 @@ pub fn decide_with(
         .filter(|o| o.len() == size * size);
 
     // Dead stones: certain ones, plus those the search gives away.
-    let mut dead = certainly_dead(board);
-    let n_certain = dead.len();
-    if let Some(o) = own {
-        for p in board.points() {
-            if let Some(c) = board.get(p) {
-                let mine = if c == me { 1.0 } else { -1.0 };
-                if mine * o[p.dense(size)] < -0.5 && !dead.contains(&p) {
-                    dead.push(p);
-                }
-            }
-        }
-    }
+    let (dead, n_certain) = dead_stones(board, me, own);
     // Our lead when the game ends now, with `dead` taken off the board.
     let my_lead = |dead: &[Point]| {
         let (count, owners) = area_with_owners(board, dead);
@@ -153,19 +142,12 @@ pub fn decide_with(
         }
     };
 
-    let playable =
-        |p: Point| board.is_empty(p) && !board.is_eye(me, p) && position.is_legal(Move::Place(p));
+    let can_play = |p: Point| playable(position, p);
     let safe = |mv: Move| match mv {
         Move::Place(p) => !is_self_atari(board, me, p),
         Move::Pass => false,
     };
-    // Dame worth filling: a self-atari there only hands stones over.
-    let dame: Vec<Point> = board
-        .points()
-        .filter(|&p| {
-            board.is_empty(p) && owners[p.index()].is_none() && playable(p) && safe(Move::Place(p))
-        })
-        .collect();
+    let dame = dame_points(position, &owners[..]);
     // A move when the search chose to pass but a rule says play: the
     // search's most visited one, else a dame, else any point; not a
     // self-atari, unless `desperate` (passing loses anyway).
@@ -177,7 +159,7 @@ pub fn decide_with(
                 .map(|m| m.mv)
                 .filter(|&mv| mv != Move::Pass && position.is_legal(mv))
         };
-        let anywhere = || board.points().filter(|&p| playable(p)).map(Move::Place);
+        let anywhere = || board.points().filter(|&p| can_play(p)).map(Move::Place);
         searched()
             .find(|&mv| safe(mv))
             .or_else(|| dame.first().map(|&p| Move::Place(p)))
@@ -205,9 +187,6 @@ pub fn decide_with(
 
     let black = pass_alive(board, Color::Black);
     let white = pass_alive(board, Color::White);
-    let undecided = |p: Point| {
-        !black.owns(p) && !white.owns(p) && own.is_none_or(|o| o[p.dense(size)].abs() < SETTLED)
-    };
     if position.passes() >= 1 {
         if my_margin <= 0.0 {
             return play_or_pass(PassReason::BehindAfterPass);
@@ -273,8 +252,7 @@ pub fn decide_with(
             reason: PassReason::DameLeft,
         };
     }
-    let unsettled = board.points().any(undecided);
-    if unsettled {
+    if any_undecided(board, own) {
         if own.is_none() && result.best == Move::Pass {
             // No ownership to judge by: trust the search's pass.
             return PassDecision {
@@ -294,6 +272,79 @@ pub fn decide_with(
         };
     }
     pass_or_capture(PassReason::Settled)
+}
+
+/// Whether [`decide`] will play a move in `position` whatever the search
+/// chooses, judged before the search by `own` (the evaluator's ownership
+/// of `position`, the player to move's view): the opponent has not just
+/// passed, and a dame point is left (rule 2) or, with ownership, some
+/// point is unsettled (rule 3). Then the search need not look at the pass
+/// ([`super::Search::bar_root_pass`]). `false` after the opponent's pass:
+/// rule 1 counts the board and may pass.
+pub fn pass_refused(position: &Position, own: Option<&[f32]>) -> bool {
+    if position.passes() >= 1 {
+        return false;
+    }
+    let board = position.board();
+    let own = own.filter(|o| o.len() == position.size() * position.size());
+    let (dead, _) = dead_stones(board, position.to_move(), own);
+    let (_, owners) = area_with_owners(board, &dead);
+    !dame_points(position, &owners[..]).is_empty() || (own.is_some() && any_undecided(board, own))
+}
+
+/// The stones that count as dead for the player `me` to move: those
+/// certainly dead (inside the other side's pass-alive area) first, then
+/// those `own` (`me`'s view) gives to the other colour; and how many of
+/// them are certain.
+fn dead_stones(board: &Board, me: Color, own: Option<&[f32]>) -> (Vec<Point>, usize) {
+    let size = board.size();
+    let mut dead = certainly_dead(board);
+    let n_certain = dead.len();
+    if let Some(o) = own {
+        for p in board.points() {
+            if let Some(c) = board.get(p) {
+                let mine = if c == me { 1.0 } else { -1.0 };
+                if mine * o[p.dense(size)] < -0.5 && !dead.contains(&p) {
+                    dead.push(p);
+                }
+            }
+        }
+    }
+    (dead, n_certain)
+}
+
+/// An empty point the player to move may fill: legal and not its own eye.
+fn playable(position: &Position, p: Point) -> bool {
+    let board = position.board();
+    board.is_empty(p) && !board.is_eye(position.to_move(), p) && position.is_legal(Move::Place(p))
+}
+
+/// The dame worth filling for the player to move: empty points the count
+/// (`owners`, by point index) gives to neither side, playable, and not a
+/// self-atari (that only hands stones over).
+fn dame_points(position: &Position, owners: &[Option<Color>]) -> Vec<Point> {
+    let board = position.board();
+    let me = position.to_move();
+    board
+        .points()
+        .filter(|&p| {
+            board.is_empty(p)
+                && owners[p.index()].is_none()
+                && playable(position, p)
+                && !is_self_atari(board, me, p)
+        })
+        .collect()
+}
+
+/// Whether some point is neither in a pass-alive area nor, by `own`,
+/// settled (without ownership: every point outside pass-alive areas).
+fn any_undecided(board: &Board, own: Option<&[f32]>) -> bool {
+    let size = board.size();
+    let black = pass_alive(board, Color::Black);
+    let white = pass_alive(board, Color::White);
+    board.points().any(|p| {
+        !black.owns(p) && !white.owns(p) && own.is_none_or(|o| o[p.dense(size)].abs() < SETTLED)
+    })
 }
 
 /// Whether `color` playing at the empty point `p` captures nothing and

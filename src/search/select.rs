@@ -64,6 +64,9 @@ pub(crate) struct Puct {
     /// The FPU's parent value leans on the node's own evaluation by the
     /// visited prior mass to this power (0: off; module docs).
     pub fpu_parent_pow: f64,
+    /// The root's pass is never selected while the root has another move
+    /// ([`super::Search::bar_root_pass`]).
+    pub root_pass_barred: bool,
 }
 
 /// The prior spread of backed-up values and its weight in visits.
@@ -146,8 +149,12 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
         * stdev_factor(puct.stdev_scale, n.weight, n.wl_sum, n.wl_sq_sum);
     let mut best: Option<(usize, f64)> = None;
     let mut seen_unvisited = false;
+    let skip_pass = node == 0 && puct.root_pass_barred && n.n_edges > 1;
     for i in range {
         let e = &tree.edges[i];
+        if skip_pass && e.mv == Move::Pass {
+            continue;
+        }
         let (q, visits) = if e.child != NONE {
             let c = &tree.nodes[e.child as usize];
             if let Some(k) = forced_k {
@@ -310,7 +317,45 @@ mod tests {
             forced_k: None,
             stdev_scale: 0.0,
             fpu_parent_pow: 0.0,
+            root_pass_barred: false,
         }
+    }
+
+    #[test]
+    fn a_barred_root_pass_is_never_selected() {
+        // The pass has the highest prior and no visits: it would be next.
+        let mut t = Tree::new(0, 100);
+        let edges = [
+            Edge {
+                mv: Move::Pass,
+                prior: 0.9,
+                child: NONE,
+            },
+            Edge {
+                mv: Move::Place(Point::new(0, 0)),
+                prior: 0.1,
+                child: NONE,
+            },
+        ];
+        t.attach(0, &edges);
+        t.nodes[0].visits = 1;
+        assert_eq!(select_edge(&t, 0, &puct(), true), Some(0));
+        let barred = Puct {
+            root_pass_barred: true,
+            ..puct()
+        };
+        assert_eq!(select_edge(&t, 0, &barred, true), Some(1));
+        // Below the root the bar does not apply.
+        let child = t.add_child(0, 1).unwrap();
+        t.attach(child, &edges);
+        assert_eq!(
+            select_edge(&t, child, &barred, true),
+            Some(t.edge_range(child).start)
+        );
+        // A root whose only move is the pass still passes.
+        let mut only = Tree::new(0, 100);
+        only.attach(0, &edges[..1]);
+        assert_eq!(select_edge(&only, 0, &barred, true), Some(0));
     }
 
     #[test]

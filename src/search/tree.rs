@@ -268,6 +268,41 @@ impl Tree {
             .map(|e| e.child)
     }
 
+    /// Cuts the root's pass child out of the tree: its visits and sums
+    /// leave the root's (a pass child's values are the negation of the
+    /// root's share of them), and the edge has no child again. The child's
+    /// nodes stay in the arena, unreachable. For a search that may not
+    /// pass at the root ([`super::Search::bar_root_pass`]): a reused tree
+    /// whose last search expected to pass here would otherwise carry those
+    /// visits, mostly cheap finished games, in the root's value.
+    /// Precondition: no visit is in flight.
+    pub fn detach_root_pass(&mut self) {
+        let Some(e) = self
+            .edge_range(0)
+            .find(|&i| self.edges[i].mv == Move::Pass && self.edges[i].child != NONE)
+        else {
+            return;
+        };
+        let c = self.nodes[self.edges[e].child as usize].clone();
+        self.edges[e].child = NONE;
+        let r = &mut self.nodes[0];
+        r.visits = r.visits.saturating_sub(c.visits);
+        r.weight = (r.weight - c.weight).max(0.0);
+        r.wl_sum += c.wl_sum;
+        r.wl_sq_sum = (r.wl_sq_sum - c.wl_sq_sum).max(0.0);
+        r.score_sum += c.score_sum;
+        r.score_sq_sum = (r.score_sq_sum - c.score_sq_sum).max(0.0);
+        r.util_sum += c.util_sum;
+        if r.visits == 0 || r.weight <= 0.0 {
+            r.weight = 0.0;
+            r.wl_sum = 0.0;
+            r.wl_sq_sum = 0.0;
+            r.score_sum = 0.0;
+            r.score_sq_sum = 0.0;
+            r.util_sum = 0.0;
+        }
+    }
+
     /// A new tree holding the subtree under `root` (made the new root);
     /// everything else is dropped. Root ownership sums start afresh; the
     /// subtree bias table keeps the kept nodes' contributions and a fifth
@@ -347,6 +382,59 @@ mod tests {
         assert_eq!(s.nodes[1].visits, 7);
         assert_eq!(s.nodes[1].parent, 0);
         assert_eq!(s.child_by_move(0, Move::Place(Point::new(2, 0))), Some(1));
+    }
+
+    #[test]
+    fn detaching_the_root_pass_takes_its_visits_out_of_the_root() {
+        let mut t = Tree::new(0, 100);
+        t.attach(
+            0,
+            &[
+                edge(0),
+                Edge {
+                    mv: Move::Pass,
+                    prior: 0.5,
+                    child: NONE,
+                },
+            ],
+        );
+        let a = t.add_child(0, 0).unwrap();
+        let p = t.add_child(0, 1).unwrap();
+        // The root: its own evaluation (+0.2 for its mover), a's 2 visits
+        // (+0.5 each for the root's player to move: −0.5 in the root's
+        // view) and the pass's 3 visits (+1 each, −1 in the root's view).
+        let set = |n: &mut Node, visits: u32, v: f64| {
+            n.visits = visits;
+            n.weight = visits as f64;
+            n.wl_sum = visits as f64 * v;
+            n.wl_sq_sum = visits as f64 * v * v;
+            n.score_sum = visits as f64 * v * 10.0;
+            n.score_sq_sum = visits as f64 * v * v * 100.0;
+            n.util_sum = visits as f64 * v;
+        };
+        set(&mut t.nodes[a as usize], 2, 0.5);
+        set(&mut t.nodes[p as usize], 3, 1.0);
+        let r = &mut t.nodes[0];
+        r.visits = 6;
+        r.weight = 6.0;
+        r.wl_sum = 0.2 - 2.0 * 0.5 - 3.0;
+        r.wl_sq_sum = 0.04 + 2.0 * 0.25 + 3.0;
+        r.score_sum = 2.0 - 10.0 - 30.0;
+        r.score_sq_sum = 4.0 + 50.0 + 300.0;
+        r.util_sum = r.wl_sum;
+        t.detach_root_pass();
+        let r = t.root();
+        assert_eq!(r.visits, 3);
+        assert!((r.wl() - (0.2 - 1.0) / 3.0).abs() < 1e-12, "{}", r.wl());
+        assert!((r.score() - (2.0 - 10.0) / 3.0).abs() < 1e-12);
+        assert!((r.util() - r.wl()).abs() < 1e-12);
+        assert!((r.wl_sq_sum - 0.54).abs() < 1e-12);
+        assert_eq!(t.child_by_move(0, Move::Pass), None);
+        assert_eq!(t.child_by_move(0, Move::Place(Point::new(0, 0))), Some(a));
+        // Nothing left to detach: a no-op.
+        let before = t.root().visits;
+        t.detach_root_pass();
+        assert_eq!(t.root().visits, before);
     }
 
     #[test]
