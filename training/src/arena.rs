@@ -162,6 +162,9 @@ impl Player for Tengen {
         self.search
             .set_position(game.position.clone(), game.recent());
         self.search.set_eval_context(game.prev_boards.clone(), 0.0);
+        // Where the passing rules below would play on anyway, the search
+        // looks only at the moves it may play.
+        self.search.bar_pass_if_refused();
         let stop = AtomicBool::new(false);
         let r = self
             .search

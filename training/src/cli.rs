@@ -572,6 +572,17 @@ pub(crate) struct TrArgs {
     /// (a new run only; a resumed run keeps its checkpoint's).
     #[arg(long)]
     pub(crate) value_head_only: bool,
+    /// Train only the heads (policy, value and auxiliary): the stem and
+    /// trunk keep --init's weights (a new run only; a resumed run keeps
+    /// its checkpoint's).
+    #[arg(long, conflicts_with = "value_head_only")]
+    pub(crate) heads_only: bool,
+    /// Positions with fewer stones than this on the board lose the pass's
+    /// share of their policy target (renormalised; dropped where it was
+    /// all pass): passes of games that komi had decided (0: off; a
+    /// resumed run keeps its checkpoint's).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) opening_pass_stones: u32,
 }
 
 /// A number within `lo..=hi`, or an error that names the range.
@@ -609,6 +620,8 @@ impl TrArgs {
             komi_shift: KomiShift::from_flags(self.komi_shift, self.komi_shift_max),
             rules_mix: RulesMix::from_flag(self.rules_mix),
             value_head_only: self.value_head_only,
+            heads_only: self.heads_only,
+            opening_pass_stones: self.opening_pass_stones,
         }
     }
 }

@@ -80,3 +80,46 @@ fn value_head_only_keeps_every_other_weight_through_a_resume() {
     assert_eq!(s.steps_run, 3, "resumed at step 3");
     common::assert_only_value_head_moved(&init_path, &out.join("model.safetensors"), 4);
 }
+
+#[test]
+fn heads_only_keeps_the_stem_and_trunk_through_a_resume() {
+    std::env::set_var("RAYON_NUM_THREADS", "1");
+    let root = common::tmp("resume-heads");
+    let data = root.join("data");
+    common::quick_selfplay(&data, 2, 13);
+    let cfg = |steps, heads_only| TrainConfig {
+        steps,
+        batch: 8,
+        checkpoint_every: 3,
+        val_batches: 0,
+        seed: 7,
+        heads_only,
+        ..TrainConfig::default()
+    };
+    let bar = ProgressBar::hidden();
+    let dev = Device::flex();
+    let base = root.join("base");
+    let fresh = Init::Fresh(common::tiny());
+    train::run(&cfg(3, false), &data, None, &base, &fresh, &dev, &bar).unwrap();
+    let init_path = base.join("model.safetensors");
+    let init = Init::Model(init_path.clone());
+    let out = root.join("heads");
+    train::run(&cfg(3, true), &data, None, &out, &init, &dev, &bar).unwrap();
+    let s = train::run(&cfg(6, false), &data, None, &out, &init, &dev, &bar).unwrap();
+    assert_eq!(s.steps_run, 3, "resumed at step 3");
+    // The policy head learns as well as the value head.
+    common::assert_only_these_moved(
+        &init_path,
+        &out.join("model.safetensors"),
+        &["value.", "policy."],
+        6,
+    );
+    let read = |p: &std::path::Path| tengen::net::io::read(p).unwrap().1.tensors;
+    let (before, after) = (read(&init_path), read(&out.join("model.safetensors")));
+    assert!(
+        before
+            .iter()
+            .any(|(name, w)| name.starts_with("policy.") && after[name] != *w),
+        "the policy head learned nothing"
+    );
+}

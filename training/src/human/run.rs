@@ -19,7 +19,7 @@ use super::stream::{self, Stream, StreamConfig, StreamPos, StreamStats};
 use crate::model::TrainNet;
 use crate::train::data::{KomiShift, RulesMix};
 use crate::train::loss::LossReport;
-use crate::train::{Init, Trainer};
+use crate::train::{Init, Learn, Trainer};
 
 /// Run settings.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -341,7 +341,10 @@ pub fn run(
         }
     };
     // A new run's state already holds the flag given.
-    trainer.value_head_only_for_run(Some(state.value_head_only), cfg.value_head_only);
+    trainer.learn_for_run(
+        Some(Learn::from_flags(state.value_head_only, false)),
+        Learn::from_flags(cfg.value_head_only, false),
+    );
     if let Some(f) = state.stream.files.iter().find(|f| !f.exists()) {
         return Err(format!(
             "{} (named by the checkpoint) is missing: run from the folder the run started in",

@@ -114,6 +114,40 @@ impl Dataset {
         Some(Batch::new(size, &rows))
     }
 
+    /// Removes the pass's share from the policy targets of positions with
+    /// fewer than `max_stones` stones on the board (either colour) and
+    /// renormalises the rest; a target that was all pass is dropped (the
+    /// other targets stay). In the opening a pass is never the best move
+    /// under any rules: any move on an empty area is worth more than
+    /// nothing. Self-play games that komi had decided still gave the pass
+    /// a share there (all moves equally lost; `9x9-rules-mix-v1`'s README:
+    /// a pass was the top target in 29% of the empty-board positions under
+    /// territory scoring), and the net learned to pass on the empty board.
+    pub fn drop_opening_passes(&mut self, max_stones: u32) -> Cleaned {
+        let mut out = Cleaned::default();
+        for s in &mut self.samples {
+            if s.flags & HAS_POLICY == 0 || stones(s) >= max_stones as usize {
+                continue;
+            }
+            let n = s.size * s.size;
+            let pass = s.policy[n];
+            if pass <= 0.0 {
+                continue;
+            }
+            out.changed += 1;
+            let rest = 1.0 - pass;
+            if rest <= 1e-6 {
+                s.policy.iter_mut().for_each(|p| *p = 0.0);
+                s.flags &= !HAS_POLICY;
+                out.dropped += 1;
+            } else {
+                s.policy[n] = 0.0;
+                s.policy[..n].iter_mut().for_each(|p| *p /= rest);
+            }
+        }
+        out
+    }
+
     /// Consecutive batches covering the samples of each size in order,
     /// without augmentation (validation).
     pub fn sequential_batches(&self, batch: usize, max_batches: usize) -> Vec<Batch> {
@@ -132,6 +166,21 @@ impl Dataset {
         }
         out
     }
+}
+
+/// What [`Dataset::drop_opening_passes`] changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cleaned {
+    /// Policy targets whose pass share was removed.
+    pub changed: usize,
+    /// Of those, targets that were all pass and so were dropped.
+    pub dropped: usize,
+}
+
+/// Stones of either colour on the sample's board (V7 planes 1 and 2).
+fn stones(s: &Sample) -> usize {
+    let n = s.size * s.size;
+    s.spatial[n..3 * n].iter().filter(|&&x| x > 0.5).count()
 }
 
 /// Komi augmentation. A counted game's final board does not depend on the
@@ -721,5 +770,44 @@ mod tests {
             .global
             .chunks(v7::GLOBAL)
             .all(|g| v7::self_komi(g).abs() == 7.0));
+    }
+
+    #[test]
+    fn opening_passes_leave_the_policy_target_and_later_ones_stay() {
+        let n = 81;
+        let with_stones = |k: usize, pass: f32| {
+            let mut s = counted(7.0, 3.0, true);
+            for p in 0..k {
+                // Alternate own (plane 1) and opponent (plane 2) stones.
+                s.spatial[(1 + p % 2) * n + p] = 1.0;
+            }
+            s.policy = vec![0.0; n + 1];
+            s.policy[40] = 1.0 - pass;
+            s.policy[n] = pass;
+            s
+        };
+        let mut data = Dataset::from_samples(vec![
+            with_stones(0, 0.25),  // empty board, some pass: cleaned
+            with_stones(19, 1.0),  // 19 stones, all pass: target dropped
+            with_stones(20, 0.25), // 20 stones: kept as it is
+            with_stones(3, 0.0),   // no pass share: nothing to do
+        ]);
+        let c = data.drop_opening_passes(20);
+        assert_eq!(
+            c,
+            Cleaned {
+                changed: 2,
+                dropped: 1
+            }
+        );
+        let s = &data.samples;
+        assert_eq!(s[0].policy[n], 0.0);
+        assert!((s[0].policy[40] - 1.0).abs() < 1e-6);
+        assert!((s[0].policy.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert_eq!(s[1].flags & HAS_POLICY, 0);
+        assert!(s[1].policy.iter().all(|&p| p == 0.0));
+        assert_ne!(s[1].flags & HAS_VALUE, 0, "the value target stays");
+        assert_eq!(s[2].policy[n], 0.25);
+        assert_eq!(s[3].policy[40], 1.0);
     }
 }

@@ -76,13 +76,60 @@ pub struct TrainConfig {
     /// resumed run keeps its checkpoint's choice.
     #[serde(default)]
     pub value_head_only: bool,
+    /// Only the heads learn, the stem and trunk frozen
+    /// ([`Trainer::learn_heads_only`]; `value_head_only` freezes more and
+    /// wins). A resumed run keeps its checkpoint's choice.
+    #[serde(default)]
+    pub heads_only: bool,
+    /// Policy targets of positions with fewer stones on the board than
+    /// this lose their pass share ([`data::Dataset::drop_opening_passes`];
+    /// 0: off).
+    #[serde(default)]
+    pub opening_pass_stones: u32,
 }
 
 fn one() -> f32 {
     1.0
 }
 
+/// Which parts of the net a run trains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Learn {
+    /// Every weight.
+    All,
+    /// The policy, value and auxiliary heads; stem and trunk frozen.
+    Heads,
+    /// The value head only (value, score, ownership).
+    ValueHead,
+}
+
+impl Learn {
+    /// From a run's two flags; the value head alone wins, as it freezes
+    /// more.
+    pub fn from_flags(value_head_only: bool, heads_only: bool) -> Learn {
+        match (value_head_only, heads_only) {
+            (true, _) => Learn::ValueHead,
+            (false, true) => Learn::Heads,
+            (false, false) => Learn::All,
+        }
+    }
+
+    /// The flag that asks for it, for messages.
+    fn flag(self) -> &'static str {
+        match self {
+            Learn::All => "(neither)",
+            Learn::Heads => "--heads-only",
+            Learn::ValueHead => "--value-head-only",
+        }
+    }
+}
+
 impl TrainConfig {
+    /// Which parts of the net this run trains.
+    pub fn learn(&self) -> Learn {
+        Learn::from_flags(self.value_head_only, self.heads_only)
+    }
+
     /// The learning rate of step `step`.
     pub fn lr_at(&self, step: u64) -> f32 {
         match self.lr_end {
@@ -112,6 +159,8 @@ impl Default for TrainConfig {
             komi_shift: None,
             rules_mix: None,
             value_head_only: false,
+            heads_only: false,
+            opening_pass_stones: 0,
         }
     }
 }
@@ -168,6 +217,19 @@ impl Trainer {
         }
     }
 
+    /// From now on the stem and trunk keep their weights exactly and drop
+    /// out of the backward pass; the heads still learn. For fine-tunes
+    /// that change what a playing net says (its komi curve, a policy
+    /// target cleaned) without relearning what it sees.
+    pub fn learn_heads_only(&mut self) {
+        let TrainNet { mut net, aux } = self.net.clone();
+        net.stem = net.stem.no_grad();
+        net.stem_global = net.stem_global.no_grad();
+        net.blocks = net.blocks.into_iter().map(|b| b.no_grad()).collect();
+        net.tip = net.tip.no_grad();
+        self.net = TrainNet { net, aux };
+    }
+
     /// From now on only the value head learns (value, score and ownership
     /// outputs): the stem, the trunk, the policy head and the auxiliary
     /// head keep their weights exactly, so a playing net keeps its policy
@@ -175,11 +237,8 @@ impl Trainer {
     /// pass. Undone by nothing: a resumed run freezes again from its
     /// checkpoint's record.
     pub fn learn_value_head_only(&mut self) {
+        self.learn_heads_only();
         let TrainNet { mut net, aux } = self.net.clone();
-        net.stem = net.stem.no_grad();
-        net.stem_global = net.stem_global.no_grad();
-        net.blocks = net.blocks.into_iter().map(|b| b.no_grad()).collect();
-        net.tip = net.tip.no_grad();
         net.policy = net.policy.no_grad();
         self.net = TrainNet {
             net,
@@ -187,19 +246,28 @@ impl Trainer {
         };
     }
 
-    /// Applies a run's `--value-head-only` choice: `kept` is the
-    /// checkpoint's (a resumed run keeps it, with a note when `asked`
-    /// differs), `None` for a new run. Returns the choice in force.
-    pub fn value_head_only_for_run(&mut self, kept: Option<bool>, asked: bool) -> bool {
+    /// Applies a run's choice of what learns: `kept` is the checkpoint's
+    /// (a resumed run keeps it, with a note when `asked` differs), `None`
+    /// for a new run. Returns the choice in force.
+    pub fn learn_for_run(&mut self, kept: Option<Learn>, asked: Learn) -> Learn {
         let on = kept.unwrap_or(asked);
         if on != asked {
             eprintln!(
-                "note: --value-head-only differs from the checkpoint's; the checkpoint's ({on}) is kept"
+                "note: {} differs from the checkpoint's; the checkpoint's ({}) is kept",
+                asked.flag(),
+                on.flag()
             );
         }
-        if on {
-            self.learn_value_head_only();
-            eprintln!("only the value head learns: stem, trunk and policy head are frozen");
+        match on {
+            Learn::All => {}
+            Learn::Heads => {
+                self.learn_heads_only();
+                eprintln!("only the heads learn: stem and trunk are frozen");
+            }
+            Learn::ValueHead => {
+                self.learn_value_head_only();
+                eprintln!("only the value head learns: stem, trunk and policy head are frozen");
+            }
         }
         on
     }
@@ -399,10 +467,7 @@ pub fn run(
             (Trainer::new(net, device), None)
         }
     };
-    let value_head_only = trainer.value_head_only_for_run(
-        old_state.as_ref().map(|s| s.config.value_head_only),
-        cfg.value_head_only,
-    );
+    let learn = trainer.learn_for_run(old_state.as_ref().map(|s| s.config.learn()), cfg.learn());
     // The window: kept from the checkpoint when continuing toward the
     // same target (exact resume), else chosen afresh.
     let (train_shards, val_shards) = match &old_state {
@@ -420,18 +485,35 @@ pub fn run(
             }
         }
     };
-    let train_data = Dataset::load(&train_shards)?;
+    let mut train_data = Dataset::load(&train_shards)?;
     if train_data.is_empty() {
         return Err(format!("no training samples in {}", data_dir.display()));
     }
-    let val_data = Dataset::load(&val_shards)?;
+    let mut val_data = Dataset::load(&val_shards)?;
+    // A resumed run keeps its checkpoint's cleaning, like its shards.
+    let opening_pass_stones = old_state
+        .as_ref()
+        .map_or(cfg.opening_pass_stones, |s| s.config.opening_pass_stones);
+    if opening_pass_stones > 0 {
+        let (t, v) = (
+            train_data.drop_opening_passes(opening_pass_stones),
+            val_data.drop_opening_passes(opening_pass_stones),
+        );
+        eprintln!(
+            "policy targets with fewer than {opening_pass_stones} stones on the board: \
+             the pass's share dropped in {} training and {} validation samples",
+            t.changed, v.changed
+        );
+    }
     let mut state = TrainState {
         step: trainer.step,
         target: cfg.steps,
         train_shards,
         val_shards,
         config: TrainConfig {
-            value_head_only,
+            value_head_only: learn == Learn::ValueHead,
+            heads_only: learn == Learn::Heads,
+            opening_pass_stones,
             ..cfg.clone()
         },
         last_loss: None,

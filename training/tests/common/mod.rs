@@ -57,13 +57,25 @@ pub fn assert_only_value_head_moved(
     after: &std::path::Path,
     min_moved: usize,
 ) {
+    assert_only_these_moved(before, after, &["value."], min_moved);
+}
+
+/// Every tensor of `after` whose name starts with none of `learning` is
+/// bit-identical to `before`'s, and at least `min_moved` of the others
+/// changed.
+pub fn assert_only_these_moved(
+    before: &std::path::Path,
+    after: &std::path::Path,
+    learning: &[&str],
+    min_moved: usize,
+) {
     let read = |p: &std::path::Path| tengen::net::io::read(p).unwrap().1.tensors;
     let (before, after) = (read(before), read(after));
     assert_eq!(before.len(), after.len());
     let mut moved = 0;
     for (name, w) in &before {
         let a = &after[name];
-        if name.starts_with("value.") {
+        if learning.iter().any(|p| name.starts_with(p)) {
             moved += usize::from(a != w);
         } else {
             assert!(a == w, "{name} changed though frozen");
@@ -71,6 +83,6 @@ pub fn assert_only_value_head_moved(
     }
     assert!(
         moved >= min_moved,
-        "only {moved} value-head tensors learned"
+        "only {moved} tensors of {learning:?} learned"
     );
 }
