@@ -50,7 +50,7 @@
 
 use super::backup::certainly_dead;
 use super::SearchResult;
-use crate::rules::benson::pass_alive;
+use crate::rules::benson::{pass_alive, PassAlive};
 use crate::rules::score::{area_with_owners, margin_with};
 use crate::rules::{Board, Color, Move, Point, Position};
 
@@ -142,7 +142,6 @@ pub fn decide_with(
         }
     };
 
-    let can_play = |p: Point| playable(position, p);
     let safe = |mv: Move| match mv {
         Move::Place(p) => !is_self_atari(board, me, p),
         Move::Pass => false,
@@ -159,7 +158,12 @@ pub fn decide_with(
                 .map(|m| m.mv)
                 .filter(|&mv| mv != Move::Pass && position.is_legal(mv))
         };
-        let anywhere = || board.points().filter(|&p| can_play(p)).map(Move::Place);
+        let anywhere = || {
+            board
+                .points()
+                .filter(|&p| playable(position, p))
+                .map(Move::Place)
+        };
         searched()
             .find(|&mv| safe(mv))
             .or_else(|| dame.first().map(|&p| Move::Place(p)))
@@ -252,7 +256,7 @@ pub fn decide_with(
             reason: PassReason::DameLeft,
         };
     }
-    if any_undecided(board, own) {
+    if any_undecided(board, &black, &white, own) {
         if own.is_none() && result.best == Move::Pass {
             // No ownership to judge by: trust the search's pass.
             return PassDecision {
@@ -289,7 +293,14 @@ pub fn pass_refused(position: &Position, own: Option<&[f32]>) -> bool {
     let own = own.filter(|o| o.len() == position.size() * position.size());
     let (dead, _) = dead_stones(board, position.to_move(), own);
     let (_, owners) = area_with_owners(board, &dead);
-    !dame_points(position, &owners[..]).is_empty() || (own.is_some() && any_undecided(board, own))
+    if !dame_points(position, &owners[..]).is_empty() {
+        return true;
+    }
+    own.is_some() && {
+        let black = pass_alive(board, Color::Black);
+        let white = pass_alive(board, Color::White);
+        any_undecided(board, &black, &white, own)
+    }
 }
 
 /// The stones that count as dead for the player `me` to move: those
@@ -336,12 +347,11 @@ fn dame_points(position: &Position, owners: &[Option<Color>]) -> Vec<Point> {
         .collect()
 }
 
-/// Whether some point is neither in a pass-alive area nor, by `own`,
-/// settled (without ownership: every point outside pass-alive areas).
-fn any_undecided(board: &Board, own: Option<&[f32]>) -> bool {
+/// Whether some point is neither in a pass-alive area (`black`, `white`:
+/// Benson's areas of the board) nor, by `own`, settled (without
+/// ownership: every point outside pass-alive areas).
+fn any_undecided(board: &Board, black: &PassAlive, white: &PassAlive, own: Option<&[f32]>) -> bool {
     let size = board.size();
-    let black = pass_alive(board, Color::Black);
-    let white = pass_alive(board, Color::White);
     board.points().any(|p| {
         !black.owns(p) && !white.owns(p) && own.is_none_or(|o| o[p.dense(size)].abs() < SETTLED)
     })

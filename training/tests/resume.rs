@@ -50,20 +50,33 @@ fn resume_is_bit_identical() {
     assert!(wa != wc);
 }
 
-#[test]
-fn value_head_only_keeps_every_other_weight_through_a_resume() {
+/// Trains a tiny net 3 steps from scratch (the init), then 3 steps from it
+/// with `freeze` applied to the config, then resumes to step 6 without it
+/// (the checkpoint's choice must hold). Returns the init's and the final
+/// model's paths.
+fn frozen_run(
+    name: &str,
+    data_seed: u64,
+    seed: u64,
+    freeze: fn(&mut TrainConfig),
+) -> (std::path::PathBuf, std::path::PathBuf) {
     std::env::set_var("RAYON_NUM_THREADS", "1");
-    let root = common::tmp("resume-vho");
+    let root = common::tmp(name);
     let data = root.join("data");
-    common::quick_selfplay(&data, 2, 12);
-    let cfg = |steps, value_head_only| TrainConfig {
-        steps,
-        batch: 8,
-        checkpoint_every: 3,
-        val_batches: 0,
-        seed: 6,
-        value_head_only,
-        ..TrainConfig::default()
+    common::quick_selfplay(&data, 2, data_seed);
+    let cfg = |steps, frozen| {
+        let mut c = TrainConfig {
+            steps,
+            batch: 8,
+            checkpoint_every: 3,
+            val_batches: 0,
+            seed,
+            ..TrainConfig::default()
+        };
+        if frozen {
+            freeze(&mut c);
+        }
+        c
     };
     let bar = ProgressBar::hidden();
     let dev = Device::flex();
@@ -78,44 +91,22 @@ fn value_head_only_keeps_every_other_weight_through_a_resume() {
     train::run(&cfg(3, true), &data, None, &out, &init, &dev, &bar).unwrap();
     let s = train::run(&cfg(6, false), &data, None, &out, &init, &dev, &bar).unwrap();
     assert_eq!(s.steps_run, 3, "resumed at step 3");
-    common::assert_only_value_head_moved(&init_path, &out.join("model.safetensors"), 4);
+    (init_path, out.join("model.safetensors"))
+}
+
+#[test]
+fn value_head_only_keeps_every_other_weight_through_a_resume() {
+    let (init, out) = frozen_run("resume-vho", 12, 6, |c| c.value_head_only = true);
+    common::assert_only_value_head_moved(&init, &out, 4);
 }
 
 #[test]
 fn heads_only_keeps_the_stem_and_trunk_through_a_resume() {
-    std::env::set_var("RAYON_NUM_THREADS", "1");
-    let root = common::tmp("resume-heads");
-    let data = root.join("data");
-    common::quick_selfplay(&data, 2, 13);
-    let cfg = |steps, heads_only| TrainConfig {
-        steps,
-        batch: 8,
-        checkpoint_every: 3,
-        val_batches: 0,
-        seed: 7,
-        heads_only,
-        ..TrainConfig::default()
-    };
-    let bar = ProgressBar::hidden();
-    let dev = Device::flex();
-    let base = root.join("base");
-    let fresh = Init::Fresh(common::tiny());
-    train::run(&cfg(3, false), &data, None, &base, &fresh, &dev, &bar).unwrap();
-    let init_path = base.join("model.safetensors");
-    let init = Init::Model(init_path.clone());
-    let out = root.join("heads");
-    train::run(&cfg(3, true), &data, None, &out, &init, &dev, &bar).unwrap();
-    let s = train::run(&cfg(6, false), &data, None, &out, &init, &dev, &bar).unwrap();
-    assert_eq!(s.steps_run, 3, "resumed at step 3");
+    let (init, out) = frozen_run("resume-heads", 13, 7, |c| c.heads_only = true);
     // The policy head learns as well as the value head.
-    common::assert_only_these_moved(
-        &init_path,
-        &out.join("model.safetensors"),
-        &["value.", "policy."],
-        6,
-    );
+    common::assert_only_these_moved(&init, &out, &["value.", "policy."], 6);
     let read = |p: &std::path::Path| tengen::net::io::read(p).unwrap().1.tensors;
-    let (before, after) = (read(&init_path), read(&out.join("model.safetensors")));
+    let (before, after) = (read(&init), read(&out));
     assert!(
         before
             .iter()
