@@ -567,6 +567,13 @@ pub(crate) struct TrArgs {
     /// and AGA inputs too (0: off).
     #[arg(long, default_value_t = 0.0, value_parser = share)]
     pub(crate) rules_mix: f32,
+    /// This share of the area-scored samples before the endgame (stones
+    /// on fewer than half the points) is shown under Japanese rules for
+    /// its move targets only (value, score and ownership dropped), so the
+    /// policy sees territory-scoring inputs beyond the territory games
+    /// (0: off).
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    pub(crate) territory_mix: f32,
     /// Train only the value head (value, score, ownership): the trunk and
     /// the policy head keep --init's weights, so the policy is unchanged
     /// (a new run only; a resumed run keeps its checkpoint's).
@@ -618,7 +625,7 @@ impl TrArgs {
             score_weight: self.score_weight,
             ownership_weight: self.ownership_weight,
             komi_shift: KomiShift::from_flags(self.komi_shift, self.komi_shift_max),
-            rules_mix: RulesMix::from_flag(self.rules_mix),
+            rules_mix: RulesMix::from_flags(self.rules_mix, self.territory_mix),
             value_head_only: self.value_head_only,
             heads_only: self.heads_only,
             opening_pass_stones: self.opening_pass_stones,

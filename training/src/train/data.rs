@@ -75,7 +75,7 @@ impl Dataset {
         let pick = rng.random_range(0..self.samples.len());
         let size = self.samples[pick].size;
         let pool = &self.by_size[&size];
-        type Pick = (usize, Symmetry, Option<f32>, Option<(KoRule, bool)>);
+        type Pick = (usize, Symmetry, Option<f32>, Option<(KoRule, bool)>, bool);
         let picks: Vec<Pick> = (0..batch)
             .map(|_| {
                 let i = pool[rng.random_range(0..pool.len())];
@@ -87,21 +87,21 @@ impl Dataset {
                 let now = v7::self_komi(&self.samples[i].global);
                 let delta = komi.and_then(|k| k.draw(now, rng));
                 let varied = rules.and_then(|r| r.draw(rng));
-                (i, sym, delta, varied)
+                let territory = rules.is_some_and(|r| r.draw_territory(rng));
+                (i, sym, delta, varied, territory)
             })
             .collect();
         // Only the samples that change are copied.
         let changed: Vec<Option<Sample>> = picks
             .iter()
-            .map(|&(i, _, d, r)| {
+            .map(|&(i, _, d, r, territory)| {
                 let base = &self.samples[i];
                 let mut s = d.and_then(|d| shift_komi(base, d));
+                if territory {
+                    s = edited(s, base, show_under_territory);
+                }
                 if let Some((ko, suicide)) = r {
-                    let shifted = s.is_some();
-                    let mut v = s.take().unwrap_or_else(|| base.clone());
-                    if vary_rules_in_place(&mut v, ko, suicide) || shifted {
-                        s = Some(v);
-                    }
+                    s = edited(s, base, |v| vary_rules_in_place(v, ko, suicide));
                 }
                 s
             })
@@ -109,7 +109,7 @@ impl Dataset {
         let rows: Vec<(&Sample, Symmetry)> = picks
             .iter()
             .zip(&changed)
-            .map(|(&(i, sym, _, _), s)| (s.as_ref().unwrap_or(&self.samples[i]), sym))
+            .map(|(&(i, sym, ..), s)| (s.as_ref().unwrap_or(&self.samples[i]), sym))
             .collect();
         Some(Batch::new(size, &rows))
     }
@@ -352,16 +352,38 @@ pub fn shift_komi_in_place(s: &mut Sample, delta: f32) -> bool {
 /// (area or territory), so every target, is unchanged. Only the ko-ban
 /// plane can be stricter than the shown rule asks, where a superko ban
 /// beyond the simple ko stood (long cycles: rare).
+///
+/// Territory scoring cannot come from a ko or suicide rule: a share
+/// `territory` of the area-scored samples before the endgame is shown
+/// under Japanese rules instead ([`show_under_territory`]), for its move
+/// targets only.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RulesMix {
     /// Share of the drawn samples shown under drawn rules.
     pub prob: f32,
+    /// Share of the drawn samples shown under territory scoring where
+    /// [`show_under_territory`] applies. Configs written before it have 0.
+    #[serde(default)]
+    pub territory: f32,
 }
 
 impl RulesMix {
     /// From the `--rules-mix` share; `None` when it is 0 (off).
     pub fn from_flag(prob: f32) -> Option<RulesMix> {
-        (prob > 0.0).then_some(RulesMix { prob })
+        RulesMix::from_flags(prob, 0.0)
+    }
+
+    /// From the `--rules-mix` and `--territory-mix` shares; `None` when
+    /// both are 0 (off).
+    pub fn from_flags(prob: f32, territory: f32) -> Option<RulesMix> {
+        (prob > 0.0 || territory > 0.0).then_some(RulesMix { prob, territory })
+    }
+
+    /// Whether one sample is shown under territory scoring. Draws nothing
+    /// when the share is 0, so runs saved before the territory mix resume
+    /// with the same random numbers.
+    pub fn draw_territory(&self, rng: &mut StdRng) -> bool {
+        self.territory > 0.0 && rng.random::<f32>() < self.territory
     }
 
     /// Rules for one sample (a ko rule, uniform, and suicide legal or
@@ -391,6 +413,56 @@ pub fn vary_rules_in_place(s: &mut Sample, ko: KoRule, suicide: bool) -> bool {
     }
     v7::set_ko_and_suicide(&mut s.global, ko, suicide);
     true
+}
+
+/// Shows `s`, an area-scored position before the endgame (stones on
+/// fewer than half the points), under Japanese rules: territory scoring
+/// with the seki tax, simple ko and no suicide (globals 6–11), no area
+/// planes (18/19) and no komi parity wave, as [`v7::encode`] shows such a
+/// position. Its value, score and ownership targets are dropped: the count
+/// under territory scoring differs from the area count by the dame, the
+/// prisoners and the stones played inside one's own area, which the
+/// sample does not hold. The move targets stay: before the endgame the two
+/// scorings value moves alike, while later a move inside one's own area
+/// or on a dame costs a point under territory scoring only, so endgame
+/// positions are left as they are. True when `s` changed.
+///
+/// Self-play plays most of its games under area scoring, and the empty
+/// 9×9 board under territory scoring had only the territory games' own
+/// targets, where a pass often led (`9x9-heads-v1`'s README): this shows
+/// the policy the area games' openings under territory inputs too.
+pub fn show_under_territory(s: &mut Sample) -> bool {
+    let n = s.size * s.size;
+    if s.global[9] != 0.0 || 2 * stones(s) >= n {
+        return false;
+    }
+    let komi = v7::self_komi(&s.global);
+    s.global[9] = 1.0;
+    (s.global[10], s.global[11]) = (1.0, 0.0);
+    v7::set_ko_and_suicide(&mut s.global, KoRule::Simple, false);
+    v7::set_komi(&mut s.global, komi, s.size);
+    s.spatial[18 * n..20 * n].fill(0.0);
+    // Where the ko plane holds more than one point, superko bans stood
+    // beside (or instead of) the simple ko, and which is which is not
+    // recorded: none of them stays (rare before the endgame).
+    let ko_plane = &mut s.spatial[6 * n..7 * n];
+    if ko_plane.iter().filter(|&&x| x > 0.5).count() > 1 {
+        ko_plane.fill(0.0);
+    }
+    s.flags &= !(HAS_VALUE | HAS_SCORE | HAS_OWNERSHIP);
+    true
+}
+
+/// `s` (or, where it is `None`, a copy of `base`) after `edit`; `None`
+/// when there was no copy and `edit` changed nothing.
+fn edited(
+    s: Option<Sample>,
+    base: &Sample,
+    edit: impl FnOnce(&mut Sample) -> bool,
+) -> Option<Sample> {
+    let copied = s.is_some();
+    let mut v = s.unwrap_or_else(|| base.clone());
+    (edit(&mut v) || copied).then_some(v)
 }
 
 /// Whether every move legal under the ko rule `strict` is legal under
@@ -570,6 +642,75 @@ mod tests {
         assert_eq!(v7::ko_and_suicide(&s.global).0, KoRule::Situational);
         vary_rules_in_place(&mut s, KoRule::Simple, false);
         assert_eq!(v7::ko_and_suicide(&s.global).0, KoRule::Simple);
+    }
+
+    /// The V7 features of `moves` played on 9×9 from the empty board,
+    /// at komi 7, under `rules`.
+    fn encoded(rules: tengen::rules::Ruleset, moves: &[&str]) -> (Vec<f32>, Vec<f32>) {
+        use tengen::rules::{Color, Move, Position};
+        let mut pos = Position::new(9, rules.with_komi(7.0)).unwrap();
+        let mut played = Vec::new();
+        let mut boards = Vec::new();
+        for (k, m) in moves.iter().enumerate() {
+            let color = if k % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let mv = Move::parse_gtp(m, 9).unwrap();
+            boards.insert(0, pos.board().clone());
+            pos.play(color, mv).unwrap();
+            played.push((color, mv));
+        }
+        let mut spatial = vec![0.0; v7::SPATIAL * 81];
+        let mut global = vec![0.0; v7::GLOBAL];
+        let input = v7::V7Input {
+            position: &pos,
+            moves: &played,
+            prev_boards: [boards.first(), boards.get(1)],
+            white_handicap_bonus: 0.0,
+            friendly_pass_ok: true,
+        };
+        v7::encode(&input, &mut spatial, &mut global);
+        (spatial, global)
+    }
+
+    #[test]
+    fn an_area_opening_shown_under_territory_is_the_japanese_encoding() {
+        use tengen::rules::Ruleset;
+        // The last one takes a ko: Black may not retake at E5 at once.
+        let moves = ["C5", "E4", "D4", "E6", "D6", "F5", "E5", "D5"];
+        for played in [&moves[..0], &moves[..4], &moves[..]] {
+            let (spatial, global) = encoded(Ruleset::chinese(), played);
+            let mut s = counted(0.0, 3.0, false);
+            (s.spatial, s.global) = (spatial, global);
+            assert!(show_under_territory(&mut s), "{played:?}");
+            let (spatial, global) = encoded(Ruleset::japanese(), played);
+            assert_eq!(s.global, global, "{played:?}");
+            assert_eq!(s.spatial, spatial, "{played:?}");
+            // The move targets stay, the count's targets go.
+            assert_eq!(s.flags, HAS_POLICY);
+            assert_eq!(s.policy, counted(0.0, 3.0, false).policy);
+        }
+        // Territory samples and endgame positions are left alone.
+        let mut japanese = counted(6.5, 2.0, true);
+        assert!(!show_under_territory(&mut japanese));
+        let mut full = counted(-7.0, 3.0, false);
+        full.spatial[81..81 + 41].fill(1.0);
+        assert!(!show_under_territory(&mut full));
+        assert_eq!(full.flags & HAS_VALUE, HAS_VALUE);
+    }
+
+    #[test]
+    fn the_territory_share_draws_nothing_when_off() {
+        let mut a = StdRng::seed_from_u64(9);
+        let mut b = StdRng::seed_from_u64(9);
+        let off = RulesMix::from_flag(0.5).unwrap();
+        assert!(!off.draw_territory(&mut a));
+        assert_eq!(a.random::<u64>(), b.random::<u64>());
+        let all = RulesMix::from_flags(0.0, 1.0).unwrap();
+        assert!(all.draw_territory(&mut a));
+        assert!(RulesMix::from_flags(0.0, 0.0).is_none());
     }
 
     #[test]
