@@ -574,6 +574,12 @@ pub(crate) struct TrArgs {
     /// (0: off).
     #[arg(long, default_value_t = 0.0, value_parser = share)]
     pub(crate) territory_mix: f32,
+    /// This share of each batch is drawn from opening positions (at most
+    /// 3 stones on the board), the rest from all positions: more draws of
+    /// the empty board under each komi and rules of the two mixes (0: the
+    /// positions' own frequency).
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    pub(crate) opening_share: f32,
     /// Train only the value head (value, score, ownership): the trunk and
     /// the policy head keep --init's weights, so the policy is unchanged
     /// (a new run only; a resumed run keeps its checkpoint's).
@@ -626,6 +632,7 @@ impl TrArgs {
             ownership_weight: self.ownership_weight,
             komi_shift: KomiShift::from_flags(self.komi_shift, self.komi_shift_max),
             rules_mix: RulesMix::from_flags(self.rules_mix, self.territory_mix),
+            opening_share: self.opening_share,
             value_head_only: self.value_head_only,
             heads_only: self.heads_only,
             opening_pass_stones: self.opening_pass_stones,

@@ -72,6 +72,11 @@ pub struct TrainConfig {
     /// ([`data::RulesMix`]); `None` in configs written before it.
     #[serde(default)]
     pub rules_mix: Option<data::RulesMix>,
+    /// Share of each batch drawn from opening positions
+    /// ([`data::Dataset::set_opening_share`]); 0 in configs written before
+    /// it.
+    #[serde(default)]
+    pub opening_share: f32,
     /// Only the value head learns ([`Trainer::learn_value_head_only`]). A
     /// resumed run keeps its checkpoint's choice.
     #[serde(default)]
@@ -158,6 +163,7 @@ impl Default for TrainConfig {
             ownership_weight: 1.0,
             komi_shift: None,
             rules_mix: None,
+            opening_share: 0.0,
             value_head_only: false,
             heads_only: false,
             opening_pass_stones: 0,
@@ -503,6 +509,15 @@ pub fn run(
             "policy targets with fewer than {opening_pass_stones} stones on the board: \
              the pass's share dropped in {} training and {} validation samples",
             t.changed, v.changed
+        );
+    }
+    if cfg.opening_share > 0.0 {
+        train_data.set_opening_share(cfg.opening_share);
+        eprintln!(
+            "{:.0}% of each batch from the {} opening positions (at most {} stones)",
+            100.0 * cfg.opening_share,
+            train_data.openings(),
+            data::OPENING_STONES
         );
     }
     let mut state = TrainState {
