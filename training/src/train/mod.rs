@@ -18,6 +18,7 @@
 //! steps in one go or in two runs with a kill between gives bit-identical
 //! weights (see `tests/resume.rs`).
 
+pub mod augment;
 pub mod bench;
 pub mod data;
 pub mod loss;
