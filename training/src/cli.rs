@@ -580,6 +580,11 @@ pub(crate) struct TrArgs {
     /// positions' own frequency).
     #[arg(long, default_value_t = 0.0, value_parser = share)]
     pub(crate) opening_share: f32,
+    /// Every counted game's first position (the empty board) learns the
+    /// mean board margin of all of them, at its own komi, as its score
+    /// target instead of its own game's margin (its value target stays).
+    #[arg(long)]
+    pub(crate) pool_first_margins: bool,
     /// Train only the value head (value, score, ownership): the trunk and
     /// the policy head keep --init's weights, so the policy is unchanged
     /// (a new run only; a resumed run keeps its checkpoint's).
@@ -633,6 +638,7 @@ impl TrArgs {
             komi_shift: KomiShift::from_flags(self.komi_shift, self.komi_shift_max),
             rules_mix: RulesMix::from_flags(self.rules_mix, self.territory_mix),
             opening_share: self.opening_share,
+            pool_first_margins: self.pool_first_margins,
             value_head_only: self.value_head_only,
             heads_only: self.heads_only,
             opening_pass_stones: self.opening_pass_stones,

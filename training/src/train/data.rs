@@ -32,6 +32,9 @@ pub struct Dataset {
     /// Share of the draws of [`Dataset::random_batch`] taken from
     /// `openings` ([`Dataset::set_opening_share`]).
     opening_share: f32,
+    /// (board size, territory scoring) → the mean board margin of the
+    /// games' first positions ([`Dataset::pool_first_margins`]).
+    first_margins: BTreeMap<(usize, bool), f32>,
 }
 
 /// Positions with at most this many stones count as openings for
@@ -77,6 +80,32 @@ impl Dataset {
     /// this draw the same batches.
     pub fn set_opening_share(&mut self, q: f32) {
         self.opening_share = q.clamp(0.0, 1.0);
+    }
+
+    /// Gives every counted game's first position (the empty board, no
+    /// pass yet) the score target of the mean board margin (score less
+    /// the player to move's komi) over all such positions of its board
+    /// size and scoring, at its own komi, instead of its own game's
+    /// margin; the value target stays the game's result. Every game starts
+    /// from that one position, so the mean is the better estimate of its
+    /// expected lead; one game's margin spreads by about 15 points on 9×9,
+    /// and the komi shift and rules mix show each komi and rules
+    /// combination a different few hundred of them, which left the empty
+    /// board's lead jagged under the rarest combinations
+    /// (`9x9-territory-mix-v1`'s README). Returns how many positions were
+    /// pooled.
+    pub fn pool_first_margins(&mut self) -> usize {
+        let mut sums: BTreeMap<(usize, bool), (f64, usize)> = BTreeMap::new();
+        for s in self.samples.iter().filter(|s| first_counted(s)) {
+            let e = sums.entry((s.size, s.global[9] != 0.0)).or_default();
+            e.0 += (s.score - v7::self_komi(&s.global)) as f64;
+            e.1 += 1;
+        }
+        self.first_margins = sums
+            .iter()
+            .map(|(&k, &(sum, n))| (k, (sum / n as f64) as f32))
+            .collect();
+        sums.values().map(|&(_, n)| n).sum()
     }
 
     /// The number of opening positions ([`Dataset::set_opening_share`]).
@@ -146,6 +175,11 @@ impl Dataset {
                 if let Some((ko, suicide)) = r {
                     s = edited(s, base, |v| vary_rules_in_place(v, ko, suicide));
                 }
+                if first_counted(base) {
+                    if let Some(&m) = self.first_margins.get(&(size, base.global[9] != 0.0)) {
+                        s = edited(s, base, |v| pooled_margin(v, m));
+                    }
+                }
                 s
             })
             .collect();
@@ -209,6 +243,22 @@ impl Dataset {
         }
         out
     }
+}
+
+/// A counted game's first position: the empty board, no pass yet.
+fn first_counted(s: &Sample) -> bool {
+    let counted = s.flags & HAS_SCORE != 0 && s.flags & HAS_VALUE != 0;
+    counted && stones(s) == 0 && s.global[..5].iter().all(|&g| g == 0.0)
+}
+
+/// Sets `s`'s score target to the board margin `m` at its (possibly
+/// shifted) komi, where it still has one ([`Dataset::pool_first_margins`]).
+fn pooled_margin(s: &mut Sample, m: f32) -> bool {
+    if s.flags & HAS_SCORE == 0 {
+        return false;
+    }
+    s.score = m + v7::self_komi(&s.global);
+    true
 }
 
 /// What [`Dataset::drop_opening_passes`] changed.
@@ -484,6 +534,39 @@ mod tests {
         assert!((700..950).contains(&after), "{after}");
         data.set_opening_share(0.0);
         assert_eq!(empty_rows(&data, 4), before, "off draws as before");
+    }
+
+    #[test]
+    fn first_positions_learn_the_mean_margin_at_their_komi() {
+        // Three empty boards (Black to move at White's komi 7: self komi
+        // −7) whose games ended +3, −5 and +11 for Black, one later position.
+        let mut samples: Vec<Sample> = [3.0, -5.0, 11.0]
+            .iter()
+            .map(|&m| counted(-7.0, m - 7.0, false))
+            .collect();
+        let mut later = counted(-7.0, 4.0, false);
+        later.spatial[81..81 + 6].fill(1.0);
+        samples.push(later);
+        let mut data = Dataset::from_samples(samples);
+        assert_eq!(data.pool_first_margins(), 3);
+        let mut rng = StdRng::seed_from_u64(2);
+        let shift = KomiShift::from_flags(1.0, 10.0);
+        for _ in 0..20 {
+            let b = data.random_batch(8, false, shift, None, &mut rng).unwrap();
+            for r in 0..b.rows {
+                let komi = b.global[r * v7::GLOBAL + 5] * 20.0;
+                let empty = b.spatial[r * v7::SPATIAL * 81 + 81..][..2 * 81]
+                    .iter()
+                    .all(|&x| x == 0.0);
+                if empty {
+                    // Mean margin 3 for Black, at whatever komi is shown.
+                    assert!((b.score[r] - (3.0 + komi)).abs() < 1e-4, "{}", b.score[r]);
+                } else {
+                    // Later positions keep their own game's margin (+11).
+                    assert!((b.score[r] - (11.0 + komi)).abs() < 1e-4, "{}", b.score[r]);
+                }
+            }
+        }
     }
 
     #[test]

@@ -78,6 +78,11 @@ pub struct TrainConfig {
     /// it.
     #[serde(default)]
     pub opening_share: f32,
+    /// Games' first positions learn the mean margin of all of them
+    /// ([`data::Dataset::pool_first_margins`]); false in configs written
+    /// before it.
+    #[serde(default)]
+    pub pool_first_margins: bool,
     /// Only the value head learns ([`Trainer::learn_value_head_only`]). A
     /// resumed run keeps its checkpoint's choice.
     #[serde(default)]
@@ -165,6 +170,7 @@ impl Default for TrainConfig {
             komi_shift: None,
             rules_mix: None,
             opening_share: 0.0,
+            pool_first_margins: false,
             value_head_only: false,
             heads_only: false,
             opening_pass_stones: 0,
@@ -520,6 +526,10 @@ pub fn run(
             train_data.openings(),
             data::OPENING_STONES
         );
+    }
+    if cfg.pool_first_margins {
+        let n = train_data.pool_first_margins();
+        eprintln!("{n} games' first positions learn their mean margin");
     }
     let mut state = TrainState {
         step: trainer.step,
