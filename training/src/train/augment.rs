@@ -298,9 +298,13 @@ fn permits_all_of(loose: KoRule, strict: KoRule) -> bool {
     )
 }
 
+/// A position of a counted game: its value and score targets are known.
+pub(crate) fn counted(s: &Sample) -> bool {
+    s.flags & HAS_SCORE != 0 && s.flags & HAS_VALUE != 0
+}
+
 fn shiftable(s: &Sample) -> bool {
-    let counted = s.flags & HAS_SCORE != 0 && s.flags & HAS_VALUE != 0;
-    counted && sign(s.score) == s.outcome
+    counted(s) && sign(s.score) == s.outcome
 }
 
 fn sign(x: f32) -> i8 {

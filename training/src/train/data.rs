@@ -13,7 +13,7 @@ use tengen::features::v7;
 use tengen::net::symmetry::{dense_map, to_net};
 use tengen::rules::{KoRule, Symmetry};
 
-use super::augment::stones;
+use super::augment::{counted, stones};
 pub use super::augment::{
     jitter_komi_uncounted, shift_komi, shift_komi_in_place, shift_komi_policy_only,
     show_under_territory, vary_rules_in_place, KomiShift, RulesMix,
@@ -175,10 +175,10 @@ impl Dataset {
                 if let Some((ko, suicide)) = r {
                     s = edited(s, base, |v| vary_rules_in_place(v, ko, suicide));
                 }
-                if first_counted(base) {
-                    if let Some(&m) = self.first_margins.get(&(size, base.global[9] != 0.0)) {
-                        s = edited(s, base, |v| pooled_margin(v, m));
-                    }
+                // Off (no pooled margins), this costs no board scan.
+                let pooled = self.first_margins.get(&(size, base.global[9] != 0.0));
+                if let Some(&m) = pooled.filter(|_| first_counted(base)) {
+                    s = edited(s, base, |v| pooled_margin(v, m));
                 }
                 s
             })
@@ -247,8 +247,7 @@ impl Dataset {
 
 /// A counted game's first position: the empty board, no pass yet.
 fn first_counted(s: &Sample) -> bool {
-    let counted = s.flags & HAS_SCORE != 0 && s.flags & HAS_VALUE != 0;
-    counted && stones(s) == 0 && s.global[..5].iter().all(|&g| g == 0.0)
+    counted(s) && s.global[..5].iter().all(|&g| g == 0.0) && stones(s) == 0
 }
 
 /// Sets `s`'s score target to the board margin `m` at its (possibly
