@@ -22,7 +22,7 @@ pub trait Weights {
 }
 
 /// Named weights with their shapes.
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct WeightMap {
     pub tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
 }

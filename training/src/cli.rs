@@ -206,6 +206,30 @@ pub(crate) enum Cmd {
         #[arg(long, default_value_t = 8)]
         steps: usize,
     },
+    /// Blend two nets of one architecture, (1 − t)·A + t·B tensor by
+    /// tensor (a model soup), e.g. a fine-tune with the net it started
+    /// from.
+    Blend {
+        #[arg(long)]
+        a: PathBuf,
+        #[arg(long)]
+        b: PathBuf,
+        /// The weight of B: 0 gives A, 1 gives B.
+        #[arg(long)]
+        t: f32,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Make a net read situational superko (AGA, New Zealand) exactly as
+    /// positional superko: no training target tells the two apart, so
+    /// what a net learned from the difference is noise (see
+    /// `tengen_train::edit::fold_situational_ko`).
+    FoldKoRule {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Plot a training run's metrics.csv (losses against steps) as PNG.
     Plot {
         #[arg(long)]

@@ -9,6 +9,7 @@
 //! - [`sl`]: SGF collections → shards.
 //! - [`arena`], [`gtp_client`], [`elo`]: matches, gating, Elo and SPRT.
 //! - [`looping`], [`metrics`]: the resumable loop, CSV and plot.
+//! - [`edit`]: weight edits of a trained net (blends, the ko-rule fold).
 //!
 //! Errors are plain strings with context (this crate is an application);
 //! nothing here panics on bad files or settings.
@@ -16,6 +17,7 @@
 pub mod alloc;
 pub mod anchors;
 pub mod arena;
+pub mod edit;
 pub mod elo;
 pub mod game;
 pub mod gtp_client;

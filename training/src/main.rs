@@ -317,6 +317,25 @@ fn run(cli: Cli) -> Result<(), String> {
             tengen_train::metrics::plot_training(&metrics, &out)?;
             println!("plotted {} to {}", metrics.display(), out.display());
         }
+        Cmd::Blend { a, b, t, out } => {
+            tengen_train::edit::blend_files(&a, &b, t, &out)?;
+            println!(
+                "wrote {} = {:.3}·{} + {:.3}·{}",
+                out.display(),
+                1.0 - t,
+                a.display(),
+                t,
+                b.display()
+            );
+        }
+        Cmd::FoldKoRule { model, out } => {
+            tengen_train::edit::fold_situational_ko_file(&model, &out)?;
+            println!(
+                "wrote {}: {} reading situational superko as positional",
+                out.display(),
+                model.display()
+            );
+        }
         Cmd::Export { checkpoint, out } => {
             let file = if checkpoint.is_dir() {
                 checkpoint.join("net.safetensors")
