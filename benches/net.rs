@@ -1,6 +1,6 @@
 //! Net throughput on the CPU, the fast path against burn's flex backend
 //! side by side: evals/s at batch 1, 8 and 32 for the shipped nets
-//! (`tengen-9x9-v8` on 9×9, `tengen-19x19-v4` on 19×19), and at batch 1
+//! (`tengen-9x9-v9` on 9×9, `tengen-19x19-v4` on 19×19), and at batch 1
 //! and 8 for KataGo's b10 net on 9×9 and 19×19 when `TENGEN_KATAGO_NET`
 //! (or the katrain path) points at it. After each case it prints the
 //! evals/s, GFLOP/s ([`NetConfig::flops`]: 3×3 convolutions at

@@ -48,7 +48,7 @@ step sl-stream "$sl_secs" "$bin" --device wgpu sl-stream --out "$human" \
     --komi-shift-jitter 1.0 --rules-mix 0.5 --progress-secs 10 2>"$human/train.log"
 tail -n 30 "$human/train.log"
 
-net9=models/tengen-9x9-v8.safetensors
+net9=models/tengen-9x9-v9.safetensors
 sp=$out/selfplay
 step selfplay "$sp_secs" "$bin" --device wgpu selfplay --model "$net9" --out "$sp/data" \
     --games 512 --parallel 256 --eval-lanes 4 --games-per-shard 32 \

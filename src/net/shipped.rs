@@ -19,8 +19,8 @@ pub struct ShippedNet {
 
 /// The 9×9 net.
 pub const NET_9X9: ShippedNet = ShippedNet {
-    name: "tengen-9x9-v8",
-    bytes: include_bytes!("../../models/tengen-9x9-v8.safetensors"),
+    name: "tengen-9x9-v9",
+    bytes: include_bytes!("../../models/tengen-9x9-v9.safetensors"),
 };
 
 /// The 19×19 net.

@@ -256,6 +256,15 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_9x9_net_is_v8_folded() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let (_, mut v8) = io::read(&root.join("models/tengen-9x9-v8.safetensors")).unwrap();
+        fold_situational_ko(&mut v8).unwrap();
+        let (_, v9) = io::read(&root.join("models/tengen-9x9-v9.safetensors")).unwrap();
+        assert_eq!(v8.tensors, v9.tensors);
+    }
+
+    #[test]
     fn the_fold_refuses_a_net_without_v7_globals() {
         let mut none = map(&[("x", vec![2], vec![1.0, 2.0])]);
         assert!(fold_situational_ko(&mut none)
