@@ -110,6 +110,9 @@ matchups = [
 """
 
 RESULT = re.compile(r"^(0|Draw|[BW]\+(\d+(\.\d+)?)?)$")
+# A game's RE may also be a resignation (SGF's B+R or B+Resign): ringmaster
+# writes B+R when GNU Go resigns, which it does in lost positions.
+RESIGNED = re.compile(r"^[BW]\+R(esign)?$")
 
 
 def sgf_prop(text, name):
@@ -202,7 +205,7 @@ def main():
                     name, scores.get("tengen"), scores.get("gnugo")))
             else:
                 failures.append("%s: no result: %s" % (name, sgf_prop(text, "C")))
-        elif not RESULT.match(result):
+        elif not RESULT.match(result) and not RESIGNED.match(result):
             failures.append("%s: result %r does not parse" % (name, result))
         # ringmaster writes both final_score replies into the record only
         # when they differ.
@@ -219,7 +222,7 @@ def main():
                 warnings.append("%s: ringmaster's strict count %s, tengen's final_score %s: "
                                 "tengen passed while the strict count did not win" % (name, result, own))
         if played[-2:] not in (["", ""], ["tt", "tt"], ["tt", ""], ["", "tt"]) \
-                and "resign" not in text.lower():
+                and "resign" not in text.lower() and not RESIGNED.match(result):
             failures.append("%s: did not end by two passes or a resignation" % name)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
