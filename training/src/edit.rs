@@ -57,11 +57,7 @@ pub fn blend(a: &WeightMap, b: &WeightMap, t: f32) -> Result<WeightMap, String> 
 pub fn blend_files(a: &Path, b: &Path, t: f32, out: &Path) -> Result<(), String> {
     let (config_a, wa) = io::read(a).map_err(|e| e.to_string())?;
     let (config_b, wb) = io::read(b).map_err(|e| e.to_string())?;
-    let (ja, jb) = (
-        serde_json::to_string(&config_a).map_err(|e| e.to_string())?,
-        serde_json::to_string(&config_b).map_err(|e| e.to_string())?,
-    );
-    if ja != jb {
+    if config_a != config_b {
         return Err(format!(
             "{} and {} have different architectures",
             a.display(),
