@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::Gtp;
-use tengen::net::shipped::{NET_19X19, NET_9X9};
+use tengen::net::shipped::{NET_13X13, NET_19X19, NET_9X9};
 use tengen::rules::{Color, Move, Position, Ruleset};
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -302,8 +302,8 @@ fn pondering_stops_at_the_next_line() {
 }
 
 /// With no evaluator named, `tengen gtp` plays with the shipped nets,
-/// which are compiled in: on 9×9 the 9×9 net and on 19×19 the 19×19 net
-/// (their raw outputs equal those of the files in `models/`), and it
+/// which are compiled in: on 9×9 the 9×9 net, on 13×13 the 13×13 net and
+/// on 19×19 the 19×19 net (their raw outputs equal those of the files in `models/`), and it
 /// plays a legal move on both.
 #[test]
 fn default_engine_plays_with_the_shipped_nets() {
@@ -312,7 +312,7 @@ fn default_engine_plays_with_the_shipped_nets() {
         env!("CARGO_BIN_EXE_tengen"),
         &["gtp", "--no-autosave", "--visits", "16"],
     );
-    for (size, net) in [(9usize, NET_9X9), (19, NET_19X19)] {
+    for (size, net) in [(9usize, NET_9X9), (13, NET_13X13), (19, NET_19X19)] {
         let file = format!("{}.safetensors", net.name);
         let model = models.join(&file);
         let mut direct = Gtp::tengen(&["--model", model.to_str().unwrap(), "--no-autosave"]);

@@ -13,10 +13,11 @@
 //!   of a busy 2-core machine, so the 19×19 ones stay in.
 //! - `shipped_nets_meet_the_komi_and_rules_floor`: the nets the engine
 //!   plays with by default (the compiled-in 9×9 net up to 11×11, the
-//!   19×19 net above), all 24 cases. Ignored: `tengen-9x9-v9` and
-//!   `tengen-19x19-v4` pass 21 of them (2026-12-06); the empty 13×13
-//!   board under the three area rulesets fails (v4's lead rises 11.5–11.7
-//!   of the 12 points asked). Run it with `--ignored`.
+//!   13×13 net up to 16×16, the 19×19 net above), all 24 cases. Until
+//!   2026-12-06 the 19×19 net also played 13×13 and failed the empty
+//!   13×13 board under the three area rulesets (its lead rose 11.5–11.7
+//!   of the 12 points asked), so the test was ignored; with
+//!   `tengen-13x13-v1` all 24 pass.
 //!
 //! Both run on the fast CPU path (`--device cpu`, the default) and print
 //! the table of all cases.
@@ -32,7 +33,7 @@ use tengen::eval::by_size::BySizeEvaluator;
 use tengen::eval::komi_curve::{check_all, standard_cases, table, Case};
 use tengen::eval::Evaluator;
 use tengen::net::device::{backend_named, Backend};
-use tengen::net::shipped::{ShippedNet, MAX_SMALL_BOARD, NET_19X19, NET_9X9};
+use tengen::net::shipped::{ShippedNet, ROUTES};
 use tengen::net::{Net, NetEvaluator};
 
 /// Inputs per evaluator call: one komi curve and a bit (41 komis) fits.
@@ -86,7 +87,6 @@ fn katago_net_passes_the_komi_and_rules_floor() {
 }
 
 #[test]
-#[ignore = "issue 15's floor: the shipped nets fail 4 of the 24 cases today; run with --ignored"]
 fn shipped_nets_meet_the_komi_and_rules_floor() {
     let backend = cpu();
     let load = |n: &ShippedNet| {
@@ -97,16 +97,16 @@ fn shipped_nets_meet_the_komi_and_rules_floor() {
         )
     };
     // As the engine's default evaluator routes them (gtp::config).
-    let eval = BySizeEvaluator::new(load(&NET_9X9), load(&NET_19X19), MAX_SMALL_BOARD);
-    for size in [9, 13, 19] {
-        let which = if size <= MAX_SMALL_BOARD {
-            NET_9X9
-        } else {
-            NET_19X19
-        };
-        assert_eq!(ShippedNet::for_board(size).name, which.name);
-    }
-    let what = format!("the shipped nets {} and {}", NET_9X9.name, NET_19X19.name);
+    let eval = BySizeEvaluator::new(ROUTES.iter().map(|(max, n)| (*max, load(n))).collect());
+    let names: Vec<&str> = [9, 13, 19]
+        .into_iter()
+        .map(|size| {
+            let net = ShippedNet::for_board(size);
+            assert_eq!(net.name, ROUTES[eval.route(size)].1.name);
+            net.name
+        })
+        .collect();
+    let what = format!("the shipped nets {}", names.join(", "));
     if let Err(table) = run(&eval, &standard_cases(), &what) {
         panic!("{what} fail issue 15's komi-and-rules floor:\n{table}");
     }

@@ -1,6 +1,6 @@
-//! Routing by board size: one evaluator for small boards, another for
-//! large ones (the shipped 9×9 and 19×19 nets). A batch that mixes sizes
-//! is split and the outputs are put back in input order.
+//! Routing by board size: each evaluator plays the boards up to its size
+//! bound (the shipped 9×9, 13×13 and 19×19 nets). A batch that mixes
+//! sizes is split by route and the outputs are put back in input order.
 
 use std::sync::Arc;
 
@@ -8,77 +8,89 @@ use super::{EvalInput, EvalOutput, Evaluator};
 
 /// See the module docs.
 pub struct BySizeEvaluator {
-    small: Arc<dyn Evaluator>,
-    large: Arc<dyn Evaluator>,
-    /// Boards up to this size go to `small`.
-    max_small: usize,
+    /// `(largest board, evaluator)` by increasing bound; the last route
+    /// also takes every board larger than its bound.
+    routes: Vec<(usize, Arc<dyn Evaluator>)>,
 }
 
 impl BySizeEvaluator {
-    pub fn new(
-        small: Arc<dyn Evaluator>,
-        large: Arc<dyn Evaluator>,
-        max_small: usize,
-    ) -> BySizeEvaluator {
-        BySizeEvaluator {
-            small,
-            large,
-            max_small,
-        }
+    /// Routes boards up to each bound to its evaluator (sorted here by
+    /// bound). Panics when `routes` is empty: that is a caller's bug, not
+    /// an input.
+    pub fn new(mut routes: Vec<(usize, Arc<dyn Evaluator>)>) -> BySizeEvaluator {
+        assert!(!routes.is_empty(), "BySizeEvaluator needs a route");
+        routes.sort_by_key(|r| r.0);
+        BySizeEvaluator { routes }
     }
 
-    fn is_small(&self, input: &EvalInput) -> bool {
-        input.position.size() <= self.max_small
+    /// The route that plays boards of `size`.
+    pub fn route(&self, size: usize) -> usize {
+        route_for(self.routes.iter().map(|r| r.0), size)
     }
+}
+
+/// Which of the routes with these bounds (increasing) plays boards of
+/// `size`: the first whose bound is at least `size`, else the last.
+pub fn route_for(bounds: impl ExactSizeIterator<Item = usize>, size: usize) -> usize {
+    let n = bounds.len();
+    bounds
+        .enumerate()
+        .find(|&(_, max)| size <= max)
+        .map_or(n.saturating_sub(1), |(i, _)| i)
 }
 
 impl Evaluator for BySizeEvaluator {
     fn evaluate(&self, batch: &[EvalInput]) -> Vec<EvalOutput> {
-        let small: Vec<bool> = batch.iter().map(|i| self.is_small(i)).collect();
-        if small.iter().all(|&s| s) {
-            return self.small.evaluate(batch);
-        }
-        if small.iter().all(|&s| !s) {
-            return self.large.evaluate(batch);
-        }
-        let pick = |want: bool| -> Vec<EvalInput> {
-            batch
-                .iter()
-                .zip(&small)
-                .filter(|&(_, &s)| s == want)
-                .map(|(i, _)| i.clone())
-                .collect()
-        };
-        let mut from_small = super::evaluate_all(&*self.small, &pick(true)).into_iter();
-        let mut from_large = super::evaluate_all(&*self.large, &pick(false)).into_iter();
-        small
+        let route: Vec<usize> = batch
             .iter()
-            .filter_map(|&s| {
-                if s {
-                    from_small.next()
-                } else {
-                    from_large.next()
-                }
-            })
-            .collect()
+            .map(|i| self.route(i.position.size()))
+            .collect();
+        if let Some(&first) = route.first() {
+            if route.iter().all(|&r| r == first) {
+                return self.routes[first].1.evaluate(batch);
+            }
+        }
+        let mut outputs: Vec<Option<EvalOutput>> = vec![None; batch.len()];
+        for (r, (_, eval)) in self.routes.iter().enumerate() {
+            let slots: Vec<usize> = (0..batch.len()).filter(|&i| route[i] == r).collect();
+            if slots.is_empty() {
+                continue;
+            }
+            let inputs: Vec<EvalInput> = slots.iter().map(|&i| batch[i].clone()).collect();
+            for (slot, out) in slots.into_iter().zip(super::evaluate_all(&**eval, &inputs)) {
+                outputs[slot] = Some(out);
+            }
+        }
+        outputs.into_iter().flatten().collect()
     }
 
     fn max_batch(&self) -> usize {
-        self.small.max_batch().min(self.large.max_batch()).max(1)
+        self.routes
+            .iter()
+            .map(|r| r.1.max_batch())
+            .min()
+            .unwrap_or(1)
+            .max(1)
     }
 
     fn parallel_calls(&self) -> bool {
-        self.small.parallel_calls() && self.large.parallel_calls()
+        self.routes.iter().all(|r| r.1.parallel_calls())
     }
 
     fn name(&self) -> String {
-        format!(
-            "{} (boards up to {}x{}), {} (larger)",
-            self.small.name(),
-            self.max_small,
-            self.max_small,
-            self.large.name()
-        )
+        let last = self.routes.len() - 1;
+        self.routes
+            .iter()
+            .enumerate()
+            .map(|(i, (max, e))| {
+                if i == last && i > 0 {
+                    format!("{} (larger)", e.name())
+                } else {
+                    format!("{} (boards up to {max}x{max})", e.name())
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -116,7 +128,10 @@ mod tests {
 
     #[test]
     fn mixed_batches_are_routed_and_kept_in_order() {
-        let e = BySizeEvaluator::new(Arc::new(Tagged(0.1)), Arc::new(Tagged(0.5)), 13);
+        let e = BySizeEvaluator::new(vec![
+            (13, Arc::new(Tagged(0.1)) as Arc<dyn Evaluator>),
+            (17, Arc::new(Tagged(0.5))),
+        ]);
         let sizes = [9, 19, 13, 19, 7, 9];
         let batch: Vec<_> = sizes.iter().map(|&s| input(s)).collect();
         let out = e.evaluate(&batch);
@@ -128,5 +143,28 @@ mod tests {
         assert_eq!(values, want);
         assert_eq!(e.max_batch(), 4);
         assert_eq!(e.evaluate(&[input(19)])[0].score_lead, 0.5 + 0.19);
+    }
+
+    #[test]
+    fn three_routes_take_their_sizes_and_the_last_takes_the_rest() {
+        // Given out of order: the constructor sorts by bound.
+        let e = BySizeEvaluator::new(vec![
+            (16, Arc::new(Tagged(2.0)) as Arc<dyn Evaluator>),
+            (11, Arc::new(Tagged(1.0))),
+            (19, Arc::new(Tagged(3.0))),
+        ]);
+        let sizes = [19, 2, 11, 12, 16, 17, 13, 9];
+        let batch: Vec<_> = sizes.iter().map(|&s| input(s)).collect();
+        let out = e.evaluate(&batch);
+        let tags: Vec<u32> = out.iter().map(|o| o.score_lead as u32).collect();
+        assert_eq!(tags, [3, 1, 1, 2, 2, 3, 2, 1]);
+        assert_eq!(route_for([11, 16, 19].into_iter(), 25), 2);
+        assert_eq!(route_for([11, 16, 19].into_iter(), 12), 1);
+        assert!(
+            e.name().contains("tagged 1 (boards up to 11x11)"),
+            "{}",
+            e.name()
+        );
+        assert!(e.name().ends_with("tagged 3 (larger)"), "{}", e.name());
     }
 }

@@ -305,42 +305,44 @@ fn net_backend(device: &str) -> Result<crate::net::device::Backend, String> {
     crate::net::device::backend_named(device).map_err(|e| e.to_string())
 }
 
-/// The shipped nets (compiled in): the 9×9 net for small boards, the
-/// 19×19 net for the rest (see [`crate::net::shipped`]).
+/// The shipped nets (compiled in), each for its boards: the 9×9 net for
+/// small boards, the 13×13 net for middle ones, the 19×19 net for the
+/// rest (see [`crate::net::shipped::ROUTES`]).
 #[cfg(feature = "net")]
 fn load_shipped(
     device: &str,
     threads: usize,
     batch: usize,
 ) -> Result<(Arc<dyn Evaluator>, Option<RawNn>), String> {
-    use crate::eval::by_size::BySizeEvaluator;
-    use crate::net::shipped::{ShippedNet, MAX_SMALL_BOARD, NET_19X19, NET_9X9};
+    use crate::eval::by_size::{route_for, BySizeEvaluator};
+    use crate::net::shipped::ROUTES;
     let backend = net_backend(device)?;
-    let load = |n: &ShippedNet| {
-        n.load(&backend.device)
+    let mut evals = Vec::new();
+    let mut raws = Vec::new();
+    for (max, net) in ROUTES {
+        let (eval, raw) = net
+            .load(&backend.device)
             .and_then(|m| wrap_net(m, &backend, threads, batch))
-            .map_err(|e| format!("shipped net {}: {e}", n.name))
-    };
-    let (small, small_raw) = load(&NET_9X9)?;
-    let (large, large_raw) = load(&NET_19X19)?;
-    let eval = Arc::new(BySizeEvaluator::new(small, large, MAX_SMALL_BOARD));
-    let hook = match (small_raw, large_raw) {
-        (Some(s), Some(l)) => {
+            .map_err(|e| format!("shipped net {}: {e}", net.name))?;
+        evals.push((*max, eval));
+        raws.push(raw);
+    }
+    let eval = Arc::new(BySizeEvaluator::new(evals));
+    let hook = raws
+        .into_iter()
+        .collect::<Option<Vec<RawNn>>>()
+        .map(|raws| {
             let hook: RawNn = Arc::new(move |input, symmetry, optimism| {
-                if input.position.size() <= MAX_SMALL_BOARD {
-                    s(input, symmetry, optimism)
-                } else {
-                    l(input, symmetry, optimism)
-                }
+                let route = route_for(ROUTES.iter().map(|r| r.0), input.position.size());
+                raws[route](input, symmetry, optimism)
             });
-            Some(hook)
-        }
-        _ => None,
-    };
-    eprintln!(
-        "tengen: playing with the shipped nets {} (boards up to {MAX_SMALL_BOARD}x{MAX_SMALL_BOARD}) and {}",
-        NET_9X9.name, NET_19X19.name
-    );
+            hook
+        });
+    let names: Vec<String> = ROUTES
+        .iter()
+        .map(|(max, net)| format!("{} (boards up to {max}x{max})", net.name))
+        .collect();
+    eprintln!("tengen: playing with the shipped nets {}", names.join(", "));
     Ok((eval, hook))
 }
 

@@ -23,18 +23,24 @@ pub const NET_9X9: ShippedNet = ShippedNet {
     bytes: include_bytes!("../../models/tengen-9x9-v9.safetensors"),
 };
 
+/// The 13×13 net.
+pub const NET_13X13: ShippedNet = ShippedNet {
+    name: "tengen-13x13-v1",
+    bytes: include_bytes!("../../models/tengen-13x13-v1.safetensors"),
+};
+
 /// The 19×19 net.
 pub const NET_19X19: ShippedNet = ShippedNet {
     name: "tengen-19x19-v4",
     bytes: include_bytes!("../../models/tengen-19x19-v4.safetensors"),
 };
 
-/// Boards up to this size are played with [`NET_9X9`], larger ones with
-/// [`NET_19X19`].
-pub const MAX_SMALL_BOARD: usize = 11;
+/// Which net plays which boards: each plays the boards up to its bound
+/// (by increasing bound), and the last one every larger board too.
+pub const ROUTES: &[(usize, ShippedNet)] = &[(11, NET_9X9), (16, NET_13X13), (19, NET_19X19)];
 
 /// Every shipped net.
-pub const ALL: &[ShippedNet] = &[NET_9X9, NET_19X19];
+pub const ALL: &[ShippedNet] = &[NET_9X9, NET_13X13, NET_19X19];
 
 impl ShippedNet {
     /// Builds the net on `device`.
@@ -46,11 +52,8 @@ impl ShippedNet {
 
     /// The shipped net that plays boards of `size`.
     pub fn for_board(size: usize) -> ShippedNet {
-        if size <= MAX_SMALL_BOARD {
-            NET_9X9
-        } else {
-            NET_19X19
-        }
+        let route = crate::eval::by_size::route_for(ROUTES.iter().map(|r| r.0), size);
+        ROUTES[route].1
     }
 
     /// The shipped net called `name`, if any.
@@ -71,5 +74,21 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{}: {e}", net.name));
             assert_eq!(ShippedNet::named(net.name).unwrap().name, net.name);
         }
+    }
+
+    #[test]
+    fn each_board_size_has_its_net() {
+        let name = |size| ShippedNet::for_board(size).name;
+        for size in 2..=11 {
+            assert_eq!(name(size), NET_9X9.name);
+        }
+        for size in 12..=16 {
+            assert_eq!(name(size), NET_13X13.name);
+        }
+        for size in 17..=25 {
+            assert_eq!(name(size), NET_19X19.name);
+        }
+        assert!(ROUTES.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(ROUTES.len(), ALL.len());
     }
 }
