@@ -109,6 +109,28 @@ fn tree_reuse_keeps_the_played_subtree() {
 }
 
 #[test]
+fn without_tree_reuse_every_search_starts_afresh() {
+    let cfg = SearchConfig {
+        tree_reuse: false,
+        ..config(1, 1)
+    };
+    let mut s = search(
+        Arc::new(HeuristicEvaluator::new(5).with_playouts(2)),
+        cfg,
+        9,
+    );
+    let r = run(&mut s, Limits::visits(300));
+    assert!(s.child_visits(r.best) > 10);
+    let mut pos = s.position().clone();
+    let mover = pos.to_move();
+    pos.play_move(r.best).unwrap();
+    assert!(!s.set_position(pos, vec![(mover, r.best)]));
+    assert_eq!(s.root_visits(), 0);
+    let r2 = run(&mut s, Limits::visits(50));
+    assert_eq!((r2.visits, r2.playouts), (50, 50));
+}
+
+#[test]
 fn two_threads_reach_the_visit_count() {
     for size in [9, 19] {
         let mut s = search(Arc::new(ZeroEvaluator), config(2, 8), size);

@@ -181,6 +181,13 @@ pub struct SearchConfig {
     /// ([`Search::bar_pass_if_refused`]) where their end-of-game rules
     /// would not pass anyway. Off by default until a match measures it.
     pub bar_refused_pass: bool,
+    /// Keep the subtree of the moves played since the last search
+    /// ([`Search::set_position`]); off, every search starts afresh (to
+    /// measure what reuse is worth).
+    pub tree_reuse: bool,
+    /// KataGo's PUCT scaling: exploration grows with the children's
+    /// summed weight, not the node's visits (`select.rs` docs).
+    pub child_weight_explore: bool,
 }
 
 impl Default for SearchConfig {
@@ -223,6 +230,8 @@ impl Default for SearchConfig {
             forced_playouts: None,
             early_stop: false,
             bar_refused_pass: false,
+            tree_reuse: true,
+            child_weight_explore: false,
         }
     }
 }
@@ -394,7 +403,11 @@ impl Search {
     /// moves were played since the last root). Returns whether the tree was
     /// reused.
     pub fn set_position(&mut self, position: Position, recent: Vec<(Color, Move)>) -> bool {
-        let kept = self.reusable(&position, &recent);
+        let kept = if self.config.tree_reuse {
+            self.reusable(&position, &recent)
+        } else {
+            None
+        };
         self.tree = match kept {
             Some(0) => std::mem::replace(&mut self.tree, Tree::new(0, 1)),
             Some(node) => self.tree.extract(node),
@@ -592,6 +605,7 @@ impl Search {
             stdev_scale: cfg.cpuct_stdev_scale as f64,
             fpu_parent_pow: cfg.fpu_parent_pow as f64,
             root_pass_barred: self.root_pass_barred,
+            child_weight_explore: cfg.child_weight_explore,
         }
     }
 

@@ -89,6 +89,14 @@ pub const NAMES: &[(&str, &str)] = &[
         "search no pass at the root where the end-of-game rules would not pass anyway (true/false; default false)",
     ),
     (
+        "explore-by-weight",
+        "exploration scaled by the children's summed weight, not the node's visits (KataGo's PUCT; true/false; default false)",
+    ),
+    (
+        "tree-reuse",
+        "keep the subtree of the moves played since the last search (true/false; default true)",
+    ),
+    (
         "subtree-bias-exponent",
         "how a node's share in that correction grows with its visits (KataGo: 0.85)",
     ),
@@ -149,6 +157,8 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "play-pruning" => cfg.play_pruning = flag(k, value)?,
         "random-symmetry" => cfg.random_symmetry = flag(k, value)?,
         "bar-refused-pass" => cfg.bar_refused_pass = flag(k, value)?,
+        "tree-reuse" => cfg.tree_reuse = flag(k, value)?,
+        "explore-by-weight" => cfg.child_weight_explore = flag(k, value)?,
         _ => {
             let names: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
             return Err(format!(
@@ -174,8 +184,8 @@ mod tests {
         for (name, _) in NAMES {
             let mut cfg = SearchConfig::default();
             let value = match *name {
-                "lcb-check" | "play-pruning" => "false",
-                "random-symmetry" | "bar-refused-pass" => "true",
+                "lcb-check" | "play-pruning" | "tree-reuse" => "false",
+                "random-symmetry" | "bar-refused-pass" | "explore-by-weight" => "true",
                 "cpuct-base" => "750",
                 _ => "0.75",
             };

@@ -16,6 +16,13 @@
 //! prior σ0 = 0.4 worth two visits: a node whose results disagree
 //! explores more, one whose results agree exploits more.
 //!
+//! With `child_weight_explore` (KataGo's form), `N` in `c(N) * sqrt(N)` is
+//! the sum of the children's backup weights plus 0.01 (the node's own
+//! evaluation and visits still in flight do not count) and `n` is the
+//! child's weight (plus its virtual losses): a node explores less while it
+//! has few visits, so a small search goes deeper. Without value weighting
+//! or uncertainty weights a weight is a visit.
+//!
 //! An unvisited child gets `Q = Q(node) - reduction * sqrt(visited prior
 //! mass)` (first-play urgency, FPU; the root has its own reduction). With
 //! `fpu_parent_pow = p > 0` (KataGo's `fpuParentWeightByVisitedPolicy`,
@@ -67,7 +74,15 @@ pub(crate) struct Puct {
     /// The root's pass is never selected while the root has another move
     /// ([`super::Search::bar_root_pass`]).
     pub root_pass_barred: bool,
+    /// Scale exploration by the children's summed weight instead of the
+    /// node's visits, and count a child's weight instead of its visits in
+    /// the denominator (KataGo's PUCT; module docs).
+    pub child_weight_explore: bool,
 }
+
+/// Added to the children's summed weight under `child_weight_explore`, so
+/// that exploration is not zero before any child has a visit.
+const CHILD_WEIGHT_OFFSET: f64 = 0.01;
 
 /// The prior spread of backed-up values and its weight in visits.
 const STDEV_PRIOR: f64 = 0.4;
@@ -122,6 +137,7 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
     let parent_q = if n.visits > 0 { -n.util() } else { 0.0 };
     let mut visited_mass = 0.0f64;
     let mut child_visits = 0.0f64;
+    let mut child_weight = 0.0f64;
     for e in &tree.edges[range.clone()] {
         if e.child != NONE {
             let c = &tree.nodes[e.child as usize];
@@ -129,6 +145,7 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
                 visited_mass += e.prior as f64;
             }
             child_visits += c.visits as f64;
+            child_weight += c.weight.max(0.0);
         }
     }
     let forced_k = if node == 0 { puct.forced_k } else { None };
@@ -144,9 +161,12 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
         parent_q
     };
     let fpu = fpu_base - reduction * visited_mass.sqrt();
-    let explore = puct.c(parent_n)
-        * parent_n.max(1.0).sqrt()
-        * stdev_factor(puct.stdev_scale, n.weight, n.wl_sum, n.wl_sq_sum);
+    let scale = if puct.child_weight_explore {
+        puct.c(child_weight) * (child_weight + CHILD_WEIGHT_OFFSET).sqrt()
+    } else {
+        puct.c(parent_n) * parent_n.max(1.0).sqrt()
+    };
+    let explore = scale * stdev_factor(puct.stdev_scale, n.weight, n.wl_sum, n.wl_sq_sum);
     let mut best: Option<(usize, f64)> = None;
     let mut seen_unvisited = false;
     let skip_pass = node == 0 && puct.root_pass_barred && n.n_edges > 1;
@@ -170,7 +190,13 @@ pub(crate) fn select_edge(tree: &Tree, node: u32, puct: &Puct, allow_new: bool) 
             let vl = puct.virtual_loss * c.in_flight as f64;
             let nv = c.visits as f64 + vl;
             if nv > 0.0 {
-                ((c.util_sum - vl) / (c.weight + vl).max(1e-9), nv)
+                let q = (c.util_sum - vl) / (c.weight + vl).max(1e-9);
+                let counted = if puct.child_weight_explore {
+                    c.weight.max(0.0) + vl
+                } else {
+                    nv
+                };
+                (q, counted)
             } else {
                 (fpu, 0.0)
             }
@@ -318,6 +344,7 @@ mod tests {
             stdev_scale: 0.0,
             fpu_parent_pow: 0.0,
             root_pass_barred: false,
+            child_weight_explore: false,
         }
     }
 
@@ -415,6 +442,24 @@ mod tests {
             ..puct()
         };
         assert_eq!(select_edge(&t, 0, &lean, true), Some(1));
+    }
+
+    #[test]
+    fn exploring_by_child_weight_explores_less_at_few_visits() {
+        // The root (its own evaluation: one visit) and one child visited
+        // once at +0.04; the other move is untried (FPU -0.1 * sqrt(0.6)).
+        let mut t = tree(&[0.6, 0.4]);
+        t.nodes[0].weight = 1.0;
+        visit(&mut t, 0, 1, 0.04);
+        // By visits, sqrt(2) of exploration: the untried move's 0.4 of
+        // prior outweighs the tried move's small lead.
+        assert_eq!(select_edge(&t, 0, &puct(), true), Some(1));
+        // By the children's weight, sqrt(1.01): the tried move again.
+        let by_weight = Puct {
+            child_weight_explore: true,
+            ..puct()
+        };
+        assert_eq!(select_edge(&t, 0, &by_weight, true), Some(0));
     }
 
     #[test]
