@@ -66,6 +66,9 @@ pub(crate) struct Utility {
     /// `bias` module docs).
     pub subtree_bias: f64,
     pub subtree_bias_exp: f64,
+    /// Noise pruning's utility scale (KataGo's `noisePruneUtilityScale`,
+    /// 0.15 in its engine; 0: off): see [`pruned_weights`].
+    pub noise_prune: f64,
 }
 
 impl Utility {
@@ -82,7 +85,14 @@ impl Utility {
             uncertainty_max_weight: 1.0,
             subtree_bias: 0.0,
             subtree_bias_exp: 0.85,
+            noise_prune: 0.0,
         }
+    }
+
+    /// Whether a node's means are recomputed from its children
+    /// ([`reweigh`]) rather than kept as plain sums of its visits.
+    fn recomputes(&self) -> bool {
+        self.value_weight > 0.0 || self.subtree_bias > 0.0 || self.noise_prune > 0.0
     }
 
     /// The utility of a win − loss `wl` and a score `score`, both from one
@@ -302,7 +312,7 @@ pub(crate) fn backup(
         n.score_sq_sum += weight * s * s;
         n.util_sum += weight * (utility.of(v, s, root_view) + b);
         let parent = n.parent;
-        if (utility.value_weight > 0.0 || utility.subtree_bias > 0.0) && i != node {
+        if utility.recomputes() && i != node {
             // The mover here is the player whose view `root_view` is not.
             reweigh(tree, i, utility, !root_view);
         }
@@ -346,34 +356,73 @@ fn t3_cdf(z: f64) -> f64 {
     0.5 + (x / (1.0 + x * x) + x.atan()) / std::f64::consts::PI
 }
 
+/// The weights the visited children of `node` count with in its means,
+/// in edge (prior) order, after KataGo's noise pruning when `scale > 0`:
+/// a child whose mean utility (the mover's view) is below the weighted
+/// mean of the higher-prior children before it, and whose weight is more
+/// than twice the share its prior would give it of theirs, loses part of
+/// the excess, `1 − exp(−gap / scale)` of it. Such a child got its visits
+/// from exploration (or from a value that has since fallen), not because
+/// it is good, and should not drag the node's value towards its own.
+/// Without pruning, the weights are the children's own.
+fn pruned_weights(tree: &Tree, node: u32, scale: f64, out: &mut Vec<(f64, u32)>) {
+    out.clear();
+    let (mut u_sum, mut w_sum, mut p_sum) = (0.0f64, 0.0f64, 0.0f64);
+    for (e, c) in tree.visited_children(node) {
+        if c.weight <= 0.0 {
+            continue;
+        }
+        let u = c.util_sum / c.weight;
+        let prior = (e.prior as f64).max(1e-30);
+        let mut w = c.weight;
+        if scale > 0.0 && w_sum > 0.0 && p_sum > 0.0 {
+            let gap = u_sum / w_sum - u;
+            let lenient_share = 2.0 * w_sum * prior / p_sum;
+            if gap > 0.0 && w > lenient_share {
+                w -= (w - lenient_share) * (1.0 - (-gap / scale).exp());
+            }
+        }
+        u_sum += u * w;
+        w_sum += w;
+        p_sum += prior;
+        out.push((w, e.child));
+    }
+}
+
 /// Recomputes the means of the expanded `node` from its children and its
 /// own evaluation (module docs); `mover_root_view` says whether the
 /// player to move at `node` is the root's.
 fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool) {
-    // Children's means are from the view of the player to move at `node`.
+    // Children's means are from the view of the player to move at `node`;
+    // the buffer is reused so that a backup does not allocate.
+    let mut kids = std::mem::take(&mut tree.scratch);
+    pruned_weights(tree, node, utility.noise_prune, &mut kids);
     let (mut w_sum, mut wu_sum) = (0.0f64, 0.0f64);
-    for (_, c) in tree.visited_children(node) {
-        w_sum += c.weight;
-        wu_sum += c.util_sum;
+    for &(w, c) in &kids {
+        let c = &tree.nodes[c as usize];
+        w_sum += w;
+        wu_sum += w * c.util_sum / c.weight;
     }
     if w_sum <= 0.0 {
+        tree.scratch = kids;
         return;
     }
     let mean = wu_sum / w_sum;
     let (mut nw, mut nu, mut nwl, mut ns) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-    for (_, c) in tree.visited_children(node) {
-        let n = c.weight;
+    for &(n, c) in &kids {
+        let c = &tree.nodes[c as usize];
         if n <= 0.0 {
             continue;
         }
         let stdev = (1e-8 + 1.0 / (1.5 * n.sqrt())).sqrt();
-        let z = (c.util_sum / n - mean) / stdev;
+        let z = (c.util_sum / c.weight - mean) / stdev;
         let w = n * (t3_cdf(z) + 1e-4).powf(utility.value_weight);
         nw += w;
-        nu += w * c.util_sum / n;
-        nwl += w * c.wl_sum / n;
-        ns += w * c.score_sum / n;
+        nu += w * c.util_sum / c.weight;
+        nwl += w * c.wl_sum / c.weight;
+        ns += w * c.score_sum / c.weight;
     }
+    tree.scratch = kids;
     let n = &tree.nodes[node as usize];
     if nw <= 0.0 || n.visits == 0 || n.weight <= 0.0 {
         return;
@@ -578,6 +627,48 @@ mod tests {
         let weighted = root_value_with(0.25);
         assert!((weighted - 0.459).abs() < 0.002, "{weighted}");
         assert!(weighted > plain);
+    }
+
+    /// The root player's value at the root after its own evaluation (0),
+    /// five visits of a child with prior 0.9 worth `a` to it and five of
+    /// one with prior 0.1 worth `b`, with noise pruning at `scale`.
+    fn root_value_pruned(a: f64, b: f64, scale: f64) -> f64 {
+        let u = Utility {
+            noise_prune: scale,
+            ..Utility::fixed(0.0, 1.0)
+        };
+        let mut t = Tree::new(0, 10);
+        let (mut hi, mut lo) = (edge(0), edge(1));
+        (hi.prior, lo.prior) = (0.9, 0.1);
+        t.attach(0, &[hi, lo]);
+        backup(&mut t, 0, Visit::new(0.0, 0.0, 1.0), None, &u);
+        let (x, y) = (t.add_child(0, 0).unwrap(), t.add_child(0, 1).unwrap());
+        for _ in 0..5 {
+            backup(&mut t, x, Visit::new(-a as f32, 0.0, 1.0), None, &u);
+            backup(&mut t, y, Visit::new(-b as f32, 0.0, 1.0), None, &u);
+        }
+        assert_eq!(t.nodes[0].visits, 11);
+        -t.nodes[0].util()
+    }
+
+    #[test]
+    fn noise_pruning_discounts_a_worse_child_s_excess_visits() {
+        // Off: the plain mean of 11 evaluations.
+        let plain = root_value_pruned(0.6, -0.4, 0.0);
+        assert!((plain - (3.0 - 2.0) / 11.0).abs() < 1e-6, "{plain}");
+        // On (KataGo's 0.15): the prior-0.1 child's fair share of the
+        // other's 5 visits is 5 * 0.1 / 0.9, twice that is lenient; of its
+        // excess, 1 - exp(-1.0 / 0.15) goes.
+        let share = 2.0 * 5.0 * 0.1 / 0.9;
+        let w = 5.0 - (5.0 - share) * (1.0 - (-1.0f64 / 0.15).exp());
+        let want = (5.0 * 0.6 - 0.4 * w) / (5.0 + w + 1.0);
+        let pruned = root_value_pruned(0.6, -0.4, 0.15);
+        assert!((pruned - want).abs() < 1e-6, "{pruned} against {want}");
+        assert!(pruned > plain + 0.25, "{pruned}");
+        // A lower-prior child that is better than the one before it keeps
+        // all of its weight.
+        let better = root_value_pruned(-0.4, 0.6, 0.15);
+        assert!((better - root_value_pruned(-0.4, 0.6, 0.0)).abs() < 1e-9);
     }
 
     #[test]

@@ -134,6 +134,11 @@ pub struct SearchConfig {
     /// exponent is KataGo's `subtreeValueBiasWeightExponent` (0.85).
     pub subtree_bias: f32,
     pub subtree_bias_exponent: f32,
+    /// KataGo's noise pruning (`noisePruneUtilityScale`, 0.15 in its GTP
+    /// engine; 0: off): a child that holds more visits than its prior and
+    /// value justify counts for less in its parent's value
+    /// (`backup::pruned_weights`).
+    pub noise_prune: f32,
     /// Tree node cap (see the `tree` module docs for memory).
     pub max_nodes: usize,
     /// Root Dirichlet noise (self-play).
@@ -214,6 +219,7 @@ impl Default for SearchConfig {
             fpu_parent_pow: 0.0,
             subtree_bias: 0.0,
             subtree_bias_exponent: 0.85,
+            noise_prune: 0.0,
             max_nodes: 1_000_000,
             noise: false,
             noise_alpha: 0.03,
@@ -584,6 +590,7 @@ impl Search {
             uncertainty_max_weight: cfg.uncertainty_max_weight as f64,
             subtree_bias: cfg.subtree_bias as f64,
             subtree_bias_exp: cfg.subtree_bias_exponent as f64,
+            noise_prune: cfg.noise_prune as f64,
             center: if center.is_finite() {
                 center.clamp(-500.0, 500.0)
             } else {

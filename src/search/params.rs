@@ -97,6 +97,10 @@ pub const NAMES: &[(&str, &str)] = &[
         "keep the subtree of the moves played since the last search (true/false; default true)",
     ),
     (
+        "noise-pruning",
+        "a child with more visits than its prior and value justify counts less in its parent's value; the utility scale (KataGo: 0.15; 0 off)",
+    ),
+    (
         "subtree-bias-exponent",
         "how a node's share in that correction grows with its visits (KataGo: 0.85)",
     ),
@@ -153,6 +157,7 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "uncertainty-max-weight" => cfg.uncertainty_max_weight = number(k, value, 0.01, 1000.0)?,
         "subtree-bias" => cfg.subtree_bias = number(k, value, 0.0, 1.0)?,
         "subtree-bias-exponent" => cfg.subtree_bias_exponent = number(k, value, 0.0, 2.0)?,
+        "noise-pruning" => cfg.noise_prune = number(k, value, 0.0, 10.0)?,
         "lcb-check" => cfg.lcb_check = flag(k, value)?,
         "play-pruning" => cfg.play_pruning = flag(k, value)?,
         "random-symmetry" => cfg.random_symmetry = flag(k, value)?,

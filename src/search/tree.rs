@@ -167,6 +167,9 @@ pub(crate) struct Tree {
     pub own_n: u32,
     /// The subtree value bias table (`bias` module docs).
     pub bias: super::bias::Table,
+    /// A buffer the backup reuses (children and their weights), so that
+    /// recomputing a node's means does not allocate.
+    pub scratch: Vec<(f64, u32)>,
 }
 
 impl Tree {
@@ -180,6 +183,7 @@ impl Tree {
             own_sq_sum: Vec::new(),
             own_n: 0,
             bias: Default::default(),
+            scratch: Vec::new(),
         }
     }
 
@@ -317,6 +321,7 @@ impl Tree {
             own_sq_sum: Vec::new(),
             own_n: 0,
             bias: Default::default(),
+            scratch: Vec::new(),
         };
         let mut queue = std::collections::VecDeque::new();
         let mut first = self.nodes[root as usize].clone();
