@@ -364,15 +364,17 @@ fn t3_cdf(z: f64) -> f64 {
 /// the excess, `1 − exp(−gap / scale)` of it. Such a child got its visits
 /// from exploration (or from a value that has since fallen), not because
 /// it is good, and should not drag the node's value towards its own.
-/// Without pruning, the weights are the children's own.
-fn pruned_weights(tree: &Tree, node: u32, scale: f64, out: &mut Vec<(f64, u32)>) {
+/// Without pruning, the weights are the children's own. Returns the sums
+/// the caller needs: the kept weights, the kept weights times the
+/// children's mean utilities, and the children's own weights.
+fn pruned_weights(tree: &Tree, node: u32, scale: f64, out: &mut Vec<(f64, u32)>) -> [f64; 3] {
     out.clear();
-    let (mut u_sum, mut w_sum, mut p_sum) = (0.0f64, 0.0f64, 0.0f64);
+    let (mut u_sum, mut w_sum, mut p_sum, mut orig_sum) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for (e, c) in tree.visited_children(node) {
         if c.weight <= 0.0 {
             continue;
         }
-        let u = c.util_sum / c.weight;
+        let u = c.util();
         let prior = (e.prior as f64).max(1e-30);
         let mut w = c.weight;
         if scale > 0.0 && w_sum > 0.0 && p_sum > 0.0 {
@@ -385,8 +387,10 @@ fn pruned_weights(tree: &Tree, node: u32, scale: f64, out: &mut Vec<(f64, u32)>)
         u_sum += u * w;
         w_sum += w;
         p_sum += prior;
+        orig_sum += c.weight;
         out.push((w, e.child));
     }
+    [w_sum, u_sum, orig_sum]
 }
 
 /// Recomputes the means of the expanded `node` from its children and its
@@ -396,13 +400,7 @@ fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool)
     // Children's means are from the view of the player to move at `node`;
     // the buffer is reused so that a backup does not allocate.
     let mut kids = std::mem::take(&mut tree.scratch);
-    pruned_weights(tree, node, utility.noise_prune, &mut kids);
-    let (mut w_sum, mut wu_sum) = (0.0f64, 0.0f64);
-    for &(w, c) in &kids {
-        let c = &tree.nodes[c as usize];
-        w_sum += w;
-        wu_sum += w * c.util_sum / c.weight;
-    }
+    let [w_sum, wu_sum, orig_w_sum] = pruned_weights(tree, node, utility.noise_prune, &mut kids);
     if w_sum <= 0.0 {
         tree.scratch = kids;
         return;
@@ -415,12 +413,13 @@ fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool)
             continue;
         }
         let stdev = (1e-8 + 1.0 / (1.5 * n.sqrt())).sqrt();
-        let z = (c.util_sum / c.weight - mean) / stdev;
+        let u = c.util();
+        let z = (u - mean) / stdev;
         let w = n * (t3_cdf(z) + 1e-4).powf(utility.value_weight);
         nw += w;
-        nu += w * c.util_sum / c.weight;
-        nwl += w * c.wl_sum / c.weight;
-        ns += w * c.score_sum / c.weight;
+        nu += w * u;
+        nwl += w * c.wl();
+        ns += w * c.score();
     }
     tree.scratch = kids;
     let n = &tree.nodes[node as usize];
@@ -432,7 +431,9 @@ fn reweigh(tree: &mut Tree, node: u32, utility: &Utility, mover_root_view: bool)
     let mut own_u = utility.of(own_wl, own_score, mover_root_view);
     if utility.subtree_bias > 0.0 && n.bias_key != 0 {
         // Replace this node's contribution to its entry (`bias` docs).
-        let bw = w_sum.powf(utility.subtree_bias_exp);
+        // The children's own total weight, before any noise pruning, as
+        // KataGo weighs a node's entry.
+        let bw = orig_w_sum.powf(utility.subtree_bias_exp);
         let bd = (nu / nw - own_u) * bw;
         let (key, last_d, last_w) = (n.bias_key, n.bias_delta, n.bias_weight);
         let e = tree.bias.entry(key).or_default();
