@@ -156,6 +156,15 @@ pub struct SearchConfig {
     pub temperature: f32,
     /// Temperature applies while fewer moves than this were played.
     pub temperature_moves: u32,
+    /// With a half-life, the temperature decays towards this one
+    /// (KataGo's `chosenMoveTemperature`; 0.1 in its GTP engine).
+    pub temperature_end: f32,
+    /// Half-life of the temperature in moves on 19×19 (0: none, the
+    /// temperature holds until `temperature_moves`). Scaled by 19 / the
+    /// board's side as KataGo scales `chosenMoveTemperatureHalflife`
+    /// (19 there): `end + (temperature − end) · 0.5^(moves / halflife ·
+    /// 19 / side)`. See [`SearchConfig::temperature_at`].
+    pub temperature_halflife: f32,
     /// At a temperature, choose by KataGo's play-selection weights (visits
     /// that were only exploration of a worse move taken back out,
     /// `select::play_weights`) instead of raw visits.
@@ -227,6 +236,8 @@ impl Default for SearchConfig {
             wide_root_noise: 0.0,
             temperature: 0.0,
             temperature_moves: 0,
+            temperature_end: 0.0,
+            temperature_halflife: 0.0,
             play_pruning: true,
             seed: 0,
             lcb_check: true,
@@ -239,6 +250,23 @@ impl Default for SearchConfig {
             tree_reuse: true,
             child_weight_explore: false,
         }
+    }
+}
+
+impl SearchConfig {
+    /// The move-choice temperature after `played` moves on a board of
+    /// side `side`: 0 once `temperature_moves` moves were played;
+    /// before, `temperature`, or with a half-life the decaying schedule of
+    /// [`SearchConfig::temperature_halflife`].
+    pub fn temperature_at(&self, played: u32, side: usize) -> f32 {
+        if played >= self.temperature_moves || self.temperature <= 0.0 {
+            return 0.0;
+        }
+        if self.temperature_halflife <= 0.0 {
+            return self.temperature;
+        }
+        let halflives = played as f32 / self.temperature_halflife * 19.0 / side.max(1) as f32;
+        self.temperature_end + (self.temperature - self.temperature_end) * 0.5f32.powf(halflives)
     }
 }
 
@@ -650,7 +678,7 @@ impl Search {
         let utility = self.search_utility(&self.tree);
         let tree = std::mem::replace(&mut self.tree, Tree::new(0, 1));
         let played = self.root.history().len().saturating_sub(1) as u32;
-        let temperature_on = cfg.temperature > 0.0 && played < cfg.temperature_moves;
+        let temperature_on = cfg.temperature_at(played, self.root.size()) > 0.0;
         let ctx = Ctx {
             tree: Mutex::new(tree),
             batcher: Batcher::new(&*self.evaluator, &self.meter, batch, cfg.batch_timeout, 1),
@@ -788,8 +816,8 @@ impl Search {
                 .map_or(Move::Pass, |e| e.mv);
         };
         let played = self.root.history().len().saturating_sub(1) as u32;
-        let t = self.config.temperature as f64;
-        if t > 0.0 && played < self.config.temperature_moves {
+        let t = self.config.temperature_at(played, self.root.size()) as f64;
+        if t > 0.0 {
             let mut weights: Vec<(Move, f64)> = if self.config.play_pruning {
                 let mut w = select::play_weights(&self.tree, &self.puct());
                 // The ranked choice (the LCB check's) weighs at least as

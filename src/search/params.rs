@@ -104,6 +104,14 @@ pub const NAMES: &[(&str, &str)] = &[
         "subtree-bias-exponent",
         "how a node's share in that correction grows with its visits (KataGo: 0.85)",
     ),
+    (
+        "temperature-halflife",
+        "the move-choice temperature halves every this many moves on 19x19 (scaled by 19 / the board's side) towards temperature-end (KataGo: 19; 0: it holds, the default)",
+    ),
+    (
+        "temperature-end",
+        "what a decaying temperature decays towards (KataGo: 0.1; default 0)",
+    ),
 ];
 
 fn number(key: &str, value: &str, lo: f32, hi: f32) -> Result<f32, String> {
@@ -158,6 +166,8 @@ pub fn set(cfg: &mut SearchConfig, assignment: &str) -> Result<(), String> {
         "subtree-bias" => cfg.subtree_bias = number(k, value, 0.0, 1.0)?,
         "subtree-bias-exponent" => cfg.subtree_bias_exponent = number(k, value, 0.0, 2.0)?,
         "noise-pruning" => cfg.noise_prune = number(k, value, 0.0, 10.0)?,
+        "temperature-halflife" => cfg.temperature_halflife = number(k, value, 0.0, 1e6)?,
+        "temperature-end" => cfg.temperature_end = number(k, value, 0.0, 10.0)?,
         "lcb-check" => cfg.lcb_check = flag(k, value)?,
         "play-pruning" => cfg.play_pruning = flag(k, value)?,
         "random-symmetry" => cfg.random_symmetry = flag(k, value)?,
@@ -197,6 +207,36 @@ mod tests {
             set(&mut cfg, &format!("{name}={value}")).unwrap();
             assert_ne!(cfg, SearchConfig::default(), "{name}");
         }
+    }
+
+    #[test]
+    fn a_decaying_temperature_follows_katago_s_schedule() {
+        let mut cfg = SearchConfig {
+            temperature: 0.8,
+            temperature_moves: 1000,
+            ..SearchConfig::default()
+        };
+        // No half-life: the temperature holds, then stops.
+        assert_eq!(cfg.temperature_at(0, 9), 0.8);
+        assert_eq!(cfg.temperature_at(999, 9), 0.8);
+        assert_eq!(cfg.temperature_at(1000, 9), 0.0);
+        apply(
+            &mut cfg,
+            &[
+                "temperature-halflife=19".to_string(),
+                "temperature-end=0.1".to_string(),
+            ],
+        )
+        .unwrap();
+        // KataGo's GTP schedule: one half-life every 19 moves on 19x19,
+        // every 9 on 9x9.
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
+        assert!(close(cfg.temperature_at(0, 9), 0.8));
+        assert!(close(cfg.temperature_at(9, 9), 0.45));
+        assert!(close(cfg.temperature_at(18, 9), 0.275));
+        assert!(close(cfg.temperature_at(19, 19), 0.45));
+        assert!(cfg.temperature_at(200, 9) > 0.1 && cfg.temperature_at(200, 9) < 0.1001);
+        assert_eq!(cfg.temperature_at(1000, 9), 0.0);
     }
 
     #[test]
