@@ -8,6 +8,7 @@
 
 use super::epi::{self, Epi};
 use super::gemm::{matmul, View};
+use super::panel::{self, Panels};
 use super::winograd::{self, Variant};
 use std::sync::OnceLock;
 
@@ -39,6 +40,8 @@ pub struct Conv3 {
     bias: Vec<f32>,
     /// `[points][cin][cout]` for F(4×4, 3×3) and for F(3×3, 3×3).
     u: [OnceLock<Vec<f32>>; 2],
+    /// The same, one [`Panels`] per point, where [`panel::available`].
+    panels: [OnceLock<Vec<Panels>>; 2],
 }
 
 impl Conv3 {
@@ -55,6 +58,7 @@ impl Conv3 {
             w,
             bias: bias.to_vec(),
             u: Default::default(),
+            panels: Default::default(),
         }
     }
 
@@ -65,6 +69,20 @@ impl Conv3 {
             Variant::F3 => &self.u[1],
         };
         slot.get_or_init(|| winograd::transform_kernels(&self.w, self.cin, self.cout, variant))
+    }
+
+    /// The kernels in `variant`'s domain as panels, one per point.
+    fn panels(&self, variant: Variant) -> &[Panels] {
+        let slot = match variant {
+            Variant::F4 => &self.panels[0],
+            Variant::F3 => &self.panels[1],
+        };
+        slot.get_or_init(|| {
+            self.kernels(variant)
+                .chunks_exact(self.cin * self.cout)
+                .map(|u| Panels::new(u, self.cin, self.cout))
+                .collect()
+        })
     }
 
     /// Runs on `input` (`cin` channels at row stride `stride`) of `batch`
@@ -84,10 +102,23 @@ impl Conv3 {
         let points = variant.points();
         let nt = batch * variant.tiles(h) * variant.tiles(w);
         let (cin, cout) = (self.cin, self.cout);
-        let u = self.kernels(variant);
         let v = grow(&mut s.v, points * nt * cin);
         winograd::input_transform(variant, input, stride, cin, batch, h, w, v);
         let m = grow(&mut s.m, points * nt * cout);
+        if panel::available() {
+            for (xi, p) in self.panels(variant).iter().enumerate() {
+                p.product(
+                    nt,
+                    &v[xi * nt * cin..(xi + 1) * nt * cin],
+                    cin,
+                    &mut m[xi * nt * cout..(xi + 1) * nt * cout],
+                    cout,
+                );
+            }
+            winograd::output_transform(variant, m, cout, batch, h, w, &self.bias, epi);
+            return;
+        }
+        let u = self.kernels(variant);
         for xi in 0..points {
             matmul(
                 nt,
@@ -111,6 +142,8 @@ pub struct Mat {
     pub cout: usize,
     pub w: Vec<f32>,
     pub bias: Vec<f32>,
+    /// `w` packed for [`super::panel`] (on first use, where available).
+    panels: OnceLock<Panels>,
 }
 
 impl Mat {
@@ -127,6 +160,7 @@ impl Mat {
             cout,
             w: m,
             bias: bias.to_vec(),
+            panels: OnceLock::new(),
         }
     }
 
@@ -143,6 +177,7 @@ impl Mat {
             cout,
             w: t,
             bias: bias.to_vec(),
+            panels: OnceLock::new(),
         }
     }
 
@@ -161,22 +196,14 @@ impl Mat {
             cout,
             w,
             bias,
+            panels: OnceLock::new(),
         }
     }
 
     /// `out[r] = input[r] · w + bias` for `rows` rows (input row stride
     /// `stride`, output rows of `cout`), without an epilogue.
     pub fn apply(&self, input: &[f32], stride: usize, rows: usize, out: &mut [f32]) {
-        matmul(
-            rows,
-            self.cout,
-            self.cin,
-            View::rows(input, stride),
-            View::rows(&self.w, self.cout),
-            out,
-            self.cout,
-            false,
-        );
+        self.product(input, stride, rows, out);
         for row in out[..rows * self.cout].chunks_exact_mut(self.cout) {
             for (x, b) in row.iter_mut().zip(&self.bias) {
                 *x += b;
@@ -199,17 +226,30 @@ impl Mat {
     /// [`Mat::run`] with the product in `buf`.
     fn run_in(&self, input: &[f32], stride: usize, rows: usize, buf: &mut Vec<f32>, epi: &mut Epi) {
         let m = grow(buf, rows * self.cout);
+        self.product(input, stride, rows, m);
+        epi::rows(m, rows, &self.bias, epi);
+    }
+
+    /// `out[r] = input[r] · w` for `rows` rows (input row stride
+    /// `stride`, output rows of `cout`): the packed product where this
+    /// CPU runs it, the `gemm` crate elsewhere.
+    fn product(&self, input: &[f32], stride: usize, rows: usize, out: &mut [f32]) {
+        if panel::available() {
+            self.panels
+                .get_or_init(|| Panels::new(&self.w, self.cin, self.cout))
+                .product(rows, input, stride, out, self.cout);
+            return;
+        }
         matmul(
             rows,
             self.cout,
             self.cin,
             View::rows(input, stride),
             View::rows(&self.w, self.cout),
-            m,
+            out,
             self.cout,
             false,
         );
-        epi::rows(m, rows, &self.bias, epi);
     }
 }
 
@@ -239,6 +279,7 @@ impl ConvK {
                 cout,
                 w: t,
                 bias: vec![0.0; cout],
+                panels: OnceLock::new(),
             },
         }
     }

@@ -5,7 +5,9 @@
 //! packing; everything else, KataGo's 192- and 384-channel layers among
 //! them, to the `gemm` crate (the one burn's
 //! flex backend uses: packing, AVX2/AVX-512 micro-kernels chosen at run
-//! time). One thread per call: the search runs several evaluator calls at
+//! time). On AVX2 machines without AVX-512 the layers with fixed weights
+//! go to [`super::panel`] instead, and only attention comes here. One
+//! thread per call: the search runs several evaluator calls at
 //! once, and per-call threading only pays for batches far larger than
 //! ours.
 

@@ -8,8 +8,10 @@
 //!   convolution's output pass ([`epi`]).
 //! - 3×3 convolutions by Winograd F(4×4, 3×3), or F(3×3, 3×3) where its
 //!   tiles fit the board better (9×9) ([`winograd`]), 1×1
-//!   convolutions, projections and attention as products on the `gemm`
-//!   crate ([`gemm`]); transforms, norms and activations are plain loops
+//!   convolutions and projections as products on weights packed once
+//!   into panels where the CPU has AVX2 without AVX-512 ([`panel`]), the
+//!   rest on the `gemm` crate ([`gemm`]); transforms, norms and
+//!   activations are plain loops
 //!   compiled for AVX-512, AVX2 + FMA and the baseline and chosen at run
 //!   time ([`simd`]).
 //! - Denormal floats are flushed to zero during a pass ([`ftz`]).
@@ -30,6 +32,7 @@ pub mod gemm;
 pub mod heads;
 pub(crate) mod kernel;
 mod pack;
+pub mod panel;
 pub mod peak;
 #[macro_use]
 pub mod simd;

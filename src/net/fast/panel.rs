@@ -1,0 +1,334 @@
+//! The dense layers' matrix product on AVX2 + FMA, with the weights packed
+//! once, when the net is loaded, into the order the register tile reads
+//! them.
+//!
+//! Every 1×1 convolution, projection and feed-forward layer is `c[m×n] =
+//! a[m×k] · w[k×n]` with `w` fixed and `a` a batch of board points (81 to
+//! a few thousand rows), and so is each point of a Winograd convolution
+//! (`a` the batch's tiles). A general product (the `gemm` crate) packs both
+//! operands on every call; for these shapes that repacking of `w` cost
+//! about 12% of a KataGo b10 evaluation on 9×9, more than that once the
+//! weights (41 MB for that net) no longer fit the cache: measured on an
+//! AVX2 EPYC, this path ran the b10 net on 9×9 at 26.1 evaluations/s
+//! against 21.5 on the crate (batch 1; 30.6 against 26.9 at batch 8;
+//! medians of five runs alternating, `TENGEN_GEMM=crate` for the crate)
+//! and no differently on 19×19, where each weight serves 361 rows. Here `w` is stored as
+//! panels of [`NR`] = 16 columns, `[panel][k][16]` on cache-line
+//! boundaries (zero-padded past `n`), so a tile streams its panel with
+//! aligned, sequential loads; `a` is read in place. The tile is [`MR`] = 6
+//! rows × 16 columns: 12 accumulators, two panel vectors and a broadcast,
+//! within AVX2's 16 registers; per step of the depth, 12 FMAs for two
+//! loads and six broadcasts. The panels are the outer loop, so one panel
+//! (at most 16 KiB for k = 256) stays in L1 while every row tile passes it.
+//!
+//! The same tile runs the Winograd domain's products of the 3×3
+//! convolutions (`[points][cin][cout]` kernels, a [`Panels`] per point).
+//! Only [`super::conv`] uses this, and only where [`available`]
+//! (AVX2 and FMA, no AVX-512: AVX-512 machines keep the `gemm` crate's
+//! wider kernels, which is what was measured there).
+
+use std::fmt;
+
+/// Columns per panel (two AVX2 vectors).
+pub const NR: usize = 16;
+/// Rows per register tile.
+pub const MR: usize = 6;
+
+/// One row of a panel, on its own cache line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([f32; NR]);
+
+/// `w[k×n]` packed as panels of [`NR`] columns.
+#[derive(Clone)]
+pub struct Panels {
+    k: usize,
+    n: usize,
+    lines: Vec<Line>,
+}
+
+impl fmt::Debug for Panels {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Panels({}×{})", self.k, self.n)
+    }
+}
+
+/// Whether this CPU runs the packed product: AVX2 and FMA and not
+/// AVX-512 (see the module docs), unless `TENGEN_GEMM=crate` asks for the
+/// `gemm` crate everywhere (to compare the two in one build).
+pub fn available() -> bool {
+    use std::sync::OnceLock;
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        super::simd::level() == super::simd::Level::Avx2
+            && std::env::var("TENGEN_GEMM").as_deref() != Ok("crate")
+    })
+}
+
+impl Panels {
+    /// Packs row-major `w` (`k` rows of `n`).
+    ///
+    /// # Panics
+    /// When `w` is shorter than `k·n`.
+    pub fn new(w: &[f32], k: usize, n: usize) -> Panels {
+        assert!(w.len() >= k * n, "weights shorter than {k}x{n}");
+        let np = n.div_ceil(NR);
+        let mut lines = vec![Line([0.0; NR]); np * k];
+        for p in 0..np {
+            let (j0, cols) = (p * NR, NR.min(n - p * NR));
+            for (kk, line) in lines[p * k..(p + 1) * k].iter_mut().enumerate() {
+                line.0[..cols].copy_from_slice(&w[kk * n + j0..kk * n + j0 + cols]);
+            }
+        }
+        Panels { k, n, lines }
+    }
+
+    /// `c[m×n] = a[m×k] · w`, `a` row-major with row stride `lda`, `c`
+    /// with row stride `ldc` (overwritten).
+    ///
+    /// # Panics
+    /// When [`available`] is false, or `a` or `c` is too short for the
+    /// shape.
+    pub fn product(&self, m: usize, a: &[f32], lda: usize, c: &mut [f32], ldc: usize) {
+        assert!(available(), "the packed product needs AVX2 and FMA");
+        let (k, n) = (self.k, self.n);
+        if m == 0 || n == 0 {
+            return;
+        }
+        assert!(
+            k == 0 || (m - 1) * lda + k <= a.len(),
+            "product input too short"
+        );
+        assert!((m - 1) * ldc + n <= c.len(), "product output too short");
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: AVX2 and FMA are present (`available`); the asserts keep
+        // every row of `a` and `c` the product touches inside the slices,
+        // and `lines` holds `k` lines per panel; `c` is borrowed mutably,
+        // so it aliases neither operand.
+        unsafe {
+            run(
+                m,
+                k,
+                n,
+                a.as_ptr(),
+                lda,
+                self.lines.as_ptr(),
+                c.as_mut_ptr(),
+                ldc,
+            )
+        }
+    }
+}
+
+/// Every panel, every row tile.
+///
+/// # Safety
+/// AVX2 and FMA; `a` holds `m` rows of `k` at stride `lda`, `c` `m` rows
+/// of `n` at stride `ldc`, `lines` `k` lines per panel of `n`.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: *const f32,
+    lda: usize,
+    lines: *const Line,
+    c: *mut f32,
+    ldc: usize,
+) {
+    // Blocks of rows of `a` small enough to stay in L2 while every panel
+    // passes them (measured: without blocks, a batch of 8 on 9×9 ran no
+    // faster than the `gemm` crate, whose own blocking keeps its rows near).
+    let block = (L2_ROWS_BYTES / (4 * k.max(1))).clamp(MR, 512) / MR * MR;
+    let mut i0 = 0;
+    while i0 < m {
+        let rows = block.min(m - i0);
+        for p in 0..n.div_ceil(NR) {
+            let cols = NR.min(n - p * NR);
+            // SAFETY (this loop): panel p has k lines; rows i..i + r of a
+            // and c exist (the caller's contract), columns p·16..p·16 +
+            // cols of c.
+            unsafe {
+                let panel = lines.add(p * k) as *const f32;
+                let cp = c.add(p * NR);
+                let end = i0 + rows;
+                let mut i = i0;
+                while i + MR <= end {
+                    tile::<MR>(k, a.add(i * lda), lda, panel, cp.add(i * ldc), ldc, cols);
+                    i += MR;
+                }
+                let (ai, ci) = (a.add(i * lda), cp.add(i * ldc));
+                match end - i {
+                    0 => {}
+                    1 => tile::<1>(k, ai, lda, panel, ci, ldc, cols),
+                    2 => tile::<2>(k, ai, lda, panel, ci, ldc, cols),
+                    3 => tile::<3>(k, ai, lda, panel, ci, ldc, cols),
+                    4 => tile::<4>(k, ai, lda, panel, ci, ldc, cols),
+                    _ => tile::<5>(k, ai, lda, panel, ci, ldc, cols),
+                }
+            }
+        }
+        i0 += rows;
+    }
+}
+
+/// Bytes of `a` per block of rows (a part of a 512 KiB to 1 MiB L2).
+const L2_ROWS_BYTES: usize = 192 * 1024;
+
+/// `R` rows of `c`, one panel's `cols` ≤ 16 columns.
+///
+/// # Safety
+/// As for [`run`], for these rows and this panel; `panel` is 64-byte
+/// aligned.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn tile<const R: usize>(
+    k: usize,
+    a: *const f32,
+    lda: usize,
+    panel: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    cols: usize,
+) {
+    use std::arch::x86_64::*;
+    let mut acc = [[_mm256_setzero_ps(); 2]; R];
+    for kk in 0..k {
+        // SAFETY: line kk of the panel (16 aligned values) and element kk
+        // of each of the R rows of a.
+        unsafe {
+            let w0 = _mm256_load_ps(panel.add(kk * NR));
+            let w1 = _mm256_load_ps(panel.add(kk * NR + 8));
+            for (r, row) in acc.iter_mut().enumerate() {
+                let x = _mm256_broadcast_ss(&*a.add(r * lda + kk));
+                row[0] = _mm256_fmadd_ps(x, w0, row[0]);
+                row[1] = _mm256_fmadd_ps(x, w1, row[1]);
+            }
+        }
+    }
+    for (r, row) in acc.iter().enumerate() {
+        // SAFETY: row r of c has `cols` columns from c.
+        unsafe {
+            let dst = c.add(r * ldc);
+            if cols == NR {
+                _mm256_storeu_ps(dst, row[0]);
+                _mm256_storeu_ps(dst.add(8), row[1]);
+            } else {
+                let mut tmp = [0f32; NR];
+                _mm256_storeu_ps(tmp.as_mut_ptr(), row[0]);
+                _mm256_storeu_ps(tmp.as_mut_ptr().add(8), row[1]);
+                std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst, cols);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_a_plain_product_on_every_remainder() {
+        if !available() {
+            eprintln!("skipped: the packed product needs AVX2 and FMA without AVX-512");
+            return;
+        }
+        let mut rnd = super::super::uniform_values(11);
+        // Every row remainder of the 6-row tile, partial panels, strides
+        // wider than the rows, and a depth of zero.
+        for &(m, n, k) in &[
+            (1, 16, 1),
+            (5, 8, 7),
+            (6, 16, 64),
+            (7, 40, 33),
+            (13, 100, 17),
+            (81, 384, 192),
+            // Several blocks of rows (126 rows each at this depth).
+            (300, 24, 384),
+            (4, 3, 0),
+        ] {
+            let (lda, ldc) = (k + 3, n + 5);
+            let a: Vec<f32> = (0..m * lda).map(|_| rnd()).collect();
+            let w: Vec<f32> = (0..k * n).map(|_| rnd()).collect();
+            let mut c = vec![9.0; m * ldc];
+            Panels::new(&w, k, n).product(m, &a, lda, &mut c, ldc);
+            for r in 0..m {
+                for j in 0..ldc {
+                    let got = c[r * ldc + j];
+                    if j >= n {
+                        assert_eq!(got, 9.0, "{m}x{n}x{k}: wrote past the row at ({r},{j})");
+                        continue;
+                    }
+                    let want: f64 = (0..k)
+                        .map(|i| a[r * lda + i] as f64 * w[i * n + j] as f64)
+                        .sum();
+                    assert!(
+                        (got as f64 - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                        "{m}x{n}x{k} at ({r},{j}): {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use crate::net::fast::gemm::{matmul, View};
+
+    /// GFLOP/s of the packed product and the `gemm` crate on the shapes of
+    /// KataGo's b10 net (`cargo test --release --lib panel_speed --
+    /// --ignored --nocapture`, on an AVX2 machine).
+    #[test]
+    #[ignore]
+    fn panel_speed() {
+        if !available() {
+            return;
+        }
+        for &(m, n, k) in &[
+            (81usize, 192usize, 384usize),
+            (81, 576, 192),
+            (81, 1024, 192),
+            (81, 192, 512),
+            (361, 576, 192),
+            (361, 1024, 192),
+            (361, 192, 512),
+            (648, 1024, 192),
+            (2888, 576, 192),
+        ] {
+            let a = vec![0.5f32; m * k];
+            let w = vec![0.25f32; k * n];
+            let mut c = vec![0f32; m * n];
+            let p = Panels::new(&w, k, n);
+            let reps = (4e9 / (2 * m * n * k) as f64) as usize;
+            let mut line = format!("{m}x{n}x{k}:");
+            for packed in [true, false] {
+                let t = std::time::Instant::now();
+                for _ in 0..reps {
+                    if packed {
+                        p.product(m, &a, k, &mut c, n);
+                    } else {
+                        matmul(
+                            m,
+                            n,
+                            k,
+                            View::rows(&a, k),
+                            View::rows(&w, n),
+                            &mut c,
+                            n,
+                            false,
+                        );
+                    }
+                }
+                let gf = (2 * m * n * k * reps) as f64 / t.elapsed().as_secs_f64() / 1e9;
+                line += &format!(" {} {gf:.1}", if packed { "panel" } else { "gemm" });
+            }
+            println!("{line} GFLOP/s");
+        }
+    }
+}
