@@ -80,7 +80,7 @@ impl Conv3 {
         slot.get_or_init(|| {
             self.kernels(variant)
                 .chunks_exact(self.cin * self.cout)
-                .map(|u| Panels::new(u, self.cin, self.cout))
+                .map(|u| Panels::new(u, self.cin, self.cout, None))
                 .collect()
         })
     }
@@ -113,6 +113,7 @@ impl Conv3 {
                     cin,
                     &mut m[xi * nt * cout..(xi + 1) * nt * cout],
                     cout,
+                    false,
                 );
             }
             winograd::output_transform(variant, m, cout, batch, h, w, &self.bias, epi);
@@ -203,6 +204,12 @@ impl Mat {
     /// `out[r] = input[r] · w + bias` for `rows` rows (input row stride
     /// `stride`, output rows of `cout`), without an epilogue.
     pub fn apply(&self, input: &[f32], stride: usize, rows: usize, out: &mut [f32]) {
+        if panel::available() {
+            // The bias starts the product's sums.
+            self.panels()
+                .product(rows, input, stride, out, self.cout, true);
+            return;
+        }
         self.product(input, stride, rows, out);
         for row in out[..rows * self.cout].chunks_exact_mut(self.cout) {
             for (x, b) in row.iter_mut().zip(&self.bias) {
@@ -230,14 +237,19 @@ impl Mat {
         epi::rows(m, rows, &self.bias, epi);
     }
 
+    /// The weights and bias packed for [`panel`] (on first use).
+    fn panels(&self) -> &Panels {
+        self.panels
+            .get_or_init(|| Panels::new(&self.w, self.cin, self.cout, Some(&self.bias)))
+    }
+
     /// `out[r] = input[r] · w` for `rows` rows (input row stride
     /// `stride`, output rows of `cout`): the packed product where this
     /// CPU runs it, the `gemm` crate elsewhere.
     fn product(&self, input: &[f32], stride: usize, rows: usize, out: &mut [f32]) {
         if panel::available() {
-            self.panels
-                .get_or_init(|| Panels::new(&self.w, self.cin, self.cout))
-                .product(rows, input, stride, out, self.cout);
+            self.panels()
+                .product(rows, input, stride, out, self.cout, false);
             return;
         }
         matmul(

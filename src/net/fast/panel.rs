@@ -45,6 +45,8 @@ pub struct Panels {
     k: usize,
     n: usize,
     lines: Vec<Line>,
+    /// A bias per column, one line per panel (zeros past `n`).
+    bias: Vec<Line>,
 }
 
 impl fmt::Debug for Panels {
@@ -66,30 +68,49 @@ pub fn available() -> bool {
 }
 
 impl Panels {
-    /// Packs row-major `w` (`k` rows of `n`).
+    /// Packs row-major `w` (`k` rows of `n`) and, for
+    /// [`Panels::product`]'s `with_bias`, a bias per column.
     ///
     /// # Panics
-    /// When `w` is shorter than `k·n`.
-    pub fn new(w: &[f32], k: usize, n: usize) -> Panels {
+    /// When `w` is shorter than `k·n` or `bias` than `n`.
+    pub fn new(w: &[f32], k: usize, n: usize, bias: Option<&[f32]>) -> Panels {
         assert!(w.len() >= k * n, "weights shorter than {k}x{n}");
         let np = n.div_ceil(NR);
         let mut lines = vec![Line([0.0; NR]); np * k];
+        let mut bias_lines = vec![Line([0.0; NR]); np];
         for p in 0..np {
             let (j0, cols) = (p * NR, NR.min(n - p * NR));
             for (kk, line) in lines[p * k..(p + 1) * k].iter_mut().enumerate() {
                 line.0[..cols].copy_from_slice(&w[kk * n + j0..kk * n + j0 + cols]);
             }
+            if let Some(b) = bias {
+                bias_lines[p].0[..cols].copy_from_slice(&b[j0..j0 + cols]);
+            }
         }
-        Panels { k, n, lines }
+        Panels {
+            k,
+            n,
+            lines,
+            bias: bias_lines,
+        }
     }
 
-    /// `c[m×n] = a[m×k] · w`, `a` row-major with row stride `lda`, `c`
-    /// with row stride `ldc` (overwritten).
+    /// `c[m×n] = a[m×k] · w` (plus the bias given to [`Panels::new`] when
+    /// `with_bias`), `a` row-major with row stride `lda`, `c` with row
+    /// stride `ldc` (overwritten).
     ///
     /// # Panics
     /// When [`available`] is false, or `a` or `c` is too short for the
     /// shape.
-    pub fn product(&self, m: usize, a: &[f32], lda: usize, c: &mut [f32], ldc: usize) {
+    pub fn product(
+        &self,
+        m: usize,
+        a: &[f32],
+        lda: usize,
+        c: &mut [f32],
+        ldc: usize,
+        with_bias: bool,
+    ) {
         assert!(available(), "the packed product needs AVX2 and FMA");
         let (k, n) = (self.k, self.n);
         if m == 0 || n == 0 {
@@ -106,6 +127,7 @@ impl Panels {
         // and `lines` holds `k` lines per panel; `c` is borrowed mutably,
         // so it aliases neither operand.
         unsafe {
+            let bias = with_bias.then_some(self.bias.as_ptr());
             run(
                 m,
                 k,
@@ -113,6 +135,7 @@ impl Panels {
                 a.as_ptr(),
                 lda,
                 self.lines.as_ptr(),
+                bias,
                 c.as_mut_ptr(),
                 ldc,
             )
@@ -124,7 +147,8 @@ impl Panels {
 ///
 /// # Safety
 /// AVX2 and FMA; `a` holds `m` rows of `k` at stride `lda`, `c` `m` rows
-/// of `n` at stride `ldc`, `lines` `k` lines per panel of `n`.
+/// of `n` at stride `ldc`, `lines` `k` lines per panel of `n`, `bias`
+/// (where given) one line per panel.
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,fma")]
@@ -135,9 +159,11 @@ unsafe fn run(
     a: *const f32,
     lda: usize,
     lines: *const Line,
+    bias: Option<*const Line>,
     c: *mut f32,
     ldc: usize,
 ) {
+    static ZERO: Line = Line([0.0; NR]);
     // Blocks of rows of `a` small enough to stay in L2 while every panel
     // passes them (measured: without blocks, a batch of 8 on 9×9 ran no
     // faster than the `gemm` crate, whose own blocking keeps its rows near).
@@ -152,21 +178,25 @@ unsafe fn run(
             // cols of c.
             unsafe {
                 let panel = lines.add(p * k) as *const f32;
+                let b = match bias {
+                    Some(b) => b.add(p) as *const f32,
+                    None => ZERO.0.as_ptr(),
+                };
                 let cp = c.add(p * NR);
                 let end = i0 + rows;
                 let mut i = i0;
                 while i + MR <= end {
-                    tile::<MR>(k, a.add(i * lda), lda, panel, cp.add(i * ldc), ldc, cols);
+                    tile::<MR>(k, b, a.add(i * lda), lda, panel, cp.add(i * ldc), ldc, cols);
                     i += MR;
                 }
                 let (ai, ci) = (a.add(i * lda), cp.add(i * ldc));
                 match end - i {
                     0 => {}
-                    1 => tile::<1>(k, ai, lda, panel, ci, ldc, cols),
-                    2 => tile::<2>(k, ai, lda, panel, ci, ldc, cols),
-                    3 => tile::<3>(k, ai, lda, panel, ci, ldc, cols),
-                    4 => tile::<4>(k, ai, lda, panel, ci, ldc, cols),
-                    _ => tile::<5>(k, ai, lda, panel, ci, ldc, cols),
+                    1 => tile::<1>(k, b, ai, lda, panel, ci, ldc, cols),
+                    2 => tile::<2>(k, b, ai, lda, panel, ci, ldc, cols),
+                    3 => tile::<3>(k, b, ai, lda, panel, ci, ldc, cols),
+                    4 => tile::<4>(k, b, ai, lda, panel, ci, ldc, cols),
+                    _ => tile::<5>(k, b, ai, lda, panel, ci, ldc, cols),
                 }
             }
         }
@@ -177,7 +207,8 @@ unsafe fn run(
 /// Bytes of `a` per block of rows (a part of a 512 KiB to 1 MiB L2).
 const L2_ROWS_BYTES: usize = 192 * 1024;
 
-/// `R` rows of `c`, one panel's `cols` ≤ 16 columns.
+/// `R` rows of `c`, one panel's `cols` ≤ 16 columns, starting from the
+/// panel's 16 `bias` values.
 ///
 /// # Safety
 /// As for [`run`], for these rows and this panel; `panel` is 64-byte
@@ -188,6 +219,7 @@ const L2_ROWS_BYTES: usize = 192 * 1024;
 #[inline]
 unsafe fn tile<const R: usize>(
     k: usize,
+    bias: *const f32,
     a: *const f32,
     lda: usize,
     panel: *const f32,
@@ -196,7 +228,9 @@ unsafe fn tile<const R: usize>(
     cols: usize,
 ) {
     use std::arch::x86_64::*;
-    let mut acc = [[_mm256_setzero_ps(); 2]; R];
+    // SAFETY: `bias` is a line of 16 values.
+    let init = unsafe { [_mm256_loadu_ps(bias), _mm256_loadu_ps(bias.add(8))] };
+    let mut acc = [init; R];
     for kk in 0..k {
         // SAFETY: line kk of the panel (16 aligned values) and element kk
         // of each of the R rows of a.
@@ -254,15 +288,25 @@ mod tests {
             let (lda, ldc) = (k + 3, n + 5);
             let a: Vec<f32> = (0..m * lda).map(|_| rnd()).collect();
             let w: Vec<f32> = (0..k * n).map(|_| rnd()).collect();
+            let bias: Vec<f32> = (0..n).map(|_| rnd()).collect();
+            let packed = Panels::new(&w, k, n, Some(&bias));
             let mut c = vec![9.0; m * ldc];
-            Panels::new(&w, k, n).product(m, &a, lda, &mut c, ldc);
+            packed.product(m, &a, lda, &mut c, ldc, false);
+            let mut cb = vec![9.0; m * ldc];
+            packed.product(m, &a, lda, &mut cb, ldc, true);
             for r in 0..m {
                 for j in 0..ldc {
                     let got = c[r * ldc + j];
                     if j >= n {
                         assert_eq!(got, 9.0, "{m}x{n}x{k}: wrote past the row at ({r},{j})");
+                        assert_eq!(cb[r * ldc + j], 9.0);
                         continue;
                     }
+                    let with_bias = cb[r * ldc + j] - bias[j];
+                    assert!(
+                        (with_bias - got).abs() <= 1e-5 * (1.0 + got.abs()),
+                        "{m}x{n}x{k} at ({r},{j}): bias {with_bias} vs {got}"
+                    );
                     let want: f64 = (0..k)
                         .map(|i| a[r * lda + i] as f64 * w[i * n + j] as f64)
                         .sum();
@@ -304,14 +348,14 @@ mod timing {
             let a = vec![0.5f32; m * k];
             let w = vec![0.25f32; k * n];
             let mut c = vec![0f32; m * n];
-            let p = Panels::new(&w, k, n);
+            let p = Panels::new(&w, k, n, None);
             let reps = (4e9 / (2 * m * n * k) as f64) as usize;
             let mut line = format!("{m}x{n}x{k}:");
             for packed in [true, false] {
                 let t = std::time::Instant::now();
                 for _ in 0..reps {
                     if packed {
-                        p.product(m, &a, k, &mut c, n);
+                        p.product(m, &a, k, &mut c, n, false);
                     } else {
                         matmul(
                             m,
