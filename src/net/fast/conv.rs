@@ -105,32 +105,18 @@ impl Conv3 {
         let v = grow(&mut s.v, points * nt * cin);
         winograd::input_transform(variant, input, stride, cin, batch, h, w, v);
         let m = grow(&mut s.m, points * nt * cout);
-        if panel::available() {
-            for (xi, p) in self.panels(variant).iter().enumerate() {
-                p.product(
-                    nt,
-                    &v[xi * nt * cin..(xi + 1) * nt * cin],
-                    cin,
-                    &mut m[xi * nt * cout..(xi + 1) * nt * cout],
-                    cout,
-                    false,
-                );
-            }
-            winograd::output_transform(variant, m, cout, batch, h, w, &self.bias, epi);
-            return;
-        }
-        let u = self.kernels(variant);
         for xi in 0..points {
-            matmul(
-                nt,
-                cout,
-                cin,
-                View::rows(&v[xi * nt * cin..(xi + 1) * nt * cin], cin),
-                View::rows(&u[xi * cin * cout..(xi + 1) * cin * cout], cout),
+            let (vx, mx) = (
+                &v[xi * nt * cin..(xi + 1) * nt * cin],
                 &mut m[xi * nt * cout..(xi + 1) * nt * cout],
-                cout,
-                false,
             );
+            if panel::available() {
+                self.panels(variant)[xi].product(nt, vx, cin, mx, cout, false);
+            } else {
+                let u = &self.kernels(variant)[xi * cin * cout..(xi + 1) * cin * cout];
+                let (a, b) = (View::rows(vx, cin), View::rows(u, cout));
+                matmul(nt, cout, cin, a, b, mx, cout, false);
+            }
         }
         winograd::output_transform(variant, m, cout, batch, h, w, &self.bias, epi);
     }
@@ -204,18 +190,7 @@ impl Mat {
     /// `out[r] = input[r] · w + bias` for `rows` rows (input row stride
     /// `stride`, output rows of `cout`), without an epilogue.
     pub fn apply(&self, input: &[f32], stride: usize, rows: usize, out: &mut [f32]) {
-        if panel::available() {
-            // The bias starts the product's sums.
-            self.panels()
-                .product(rows, input, stride, out, self.cout, true);
-            return;
-        }
-        self.product(input, stride, rows, out);
-        for row in out[..rows * self.cout].chunks_exact_mut(self.cout) {
-            for (x, b) in row.iter_mut().zip(&self.bias) {
-                *x += b;
-            }
-        }
+        self.product(input, stride, rows, out, true);
     }
 
     /// Runs as a 1×1 convolution over `rows` points into `epi`.
@@ -233,7 +208,8 @@ impl Mat {
     /// [`Mat::run`] with the product in `buf`.
     fn run_in(&self, input: &[f32], stride: usize, rows: usize, buf: &mut Vec<f32>, epi: &mut Epi) {
         let m = grow(buf, rows * self.cout);
-        self.product(input, stride, rows, m);
+        // The bias goes on in the epilogue's pass over the rows.
+        self.product(input, stride, rows, m, false);
         epi::rows(m, rows, &self.bias, epi);
     }
 
@@ -243,13 +219,14 @@ impl Mat {
             .get_or_init(|| Panels::new(&self.w, self.cin, self.cout, Some(&self.bias)))
     }
 
-    /// `out[r] = input[r] · w` for `rows` rows (input row stride
-    /// `stride`, output rows of `cout`): the packed product where this
-    /// CPU runs it, the `gemm` crate elsewhere.
-    fn product(&self, input: &[f32], stride: usize, rows: usize, out: &mut [f32]) {
+    /// `out[r] = input[r] · w` (`+ bias` when `with_bias`) for `rows`
+    /// rows (input row stride `stride`, output rows of `cout`): the packed
+    /// product where this CPU runs it (the bias starting its sums), the
+    /// `gemm` crate elsewhere.
+    fn product(&self, input: &[f32], stride: usize, rows: usize, out: &mut [f32], with_bias: bool) {
         if panel::available() {
             self.panels()
-                .product(rows, input, stride, out, self.cout, false);
+                .product(rows, input, stride, out, self.cout, with_bias);
             return;
         }
         matmul(
@@ -262,6 +239,13 @@ impl Mat {
             self.cout,
             false,
         );
+        if with_bias {
+            for row in out[..rows * self.cout].chunks_exact_mut(self.cout) {
+                for (x, b) in row.iter_mut().zip(&self.bias) {
+                    *x += b;
+                }
+            }
+        }
     }
 }
 

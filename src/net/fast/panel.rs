@@ -12,9 +12,11 @@
 //! AVX2 EPYC, this path ran the b10 net on 9×9 at 26.1 evaluations/s
 //! against 21.5 on the crate (batch 1; 30.6 against 26.9 at batch 8;
 //! medians of five runs alternating, `TENGEN_GEMM=crate` for the crate)
-//! and no differently on 19×19, where each weight serves 361 rows. Here `w` is stored as
-//! panels of [`NR`] = 16 columns, `[panel][k][16]` on cache-line
-//! boundaries (zero-padded past `n`), so a tile streams its panel with
+//! and no differently on 19×19, where each weight serves 361 rows.
+//!
+//! Here `w` is stored as panels of [`NR`] = 16 columns, `[panel][k][16]`
+//! on cache-line boundaries (zero-padded past `n`), so a tile streams its
+//! panel with
 //! aligned, sequential loads; `a` is read in place. The tile is [`MR`] = 6
 //! rows × 16 columns: 12 accumulators, two panel vectors and a broadcast,
 //! within AVX2's 16 registers; per step of the depth, 12 FMAs for two
