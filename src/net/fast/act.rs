@@ -14,17 +14,25 @@ const LN2_LO: f32 = 1.428_606_8e-6;
 /// |r| ≤ ln2/2 and a degree-7 Taylor polynomial for e^r.
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
+    exp_with::<false>(x)
+}
+
+/// [`exp`], its polynomial in fused multiply-adds when `FMA` (for code
+/// compiled with FMA instructions: [`super::simd::multiversion!`] bodies).
+#[inline(always)]
+pub fn exp_with<const FMA: bool>(x: f32) -> f32 {
+    let madd = |a: f32, b: f32, c: f32| if FMA { a.mul_add(b, c) } else { a * b + c };
     let x = x.clamp(-87.0, 88.0);
     let k = (x * LOG2E + 0.5).floor();
     let r = x - k * LN2_HI - k * LN2_LO;
     let mut p = 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
+    p = madd(p, r, 1.0 / 720.0);
+    p = madd(p, r, 1.0 / 120.0);
+    p = madd(p, r, 1.0 / 24.0);
+    p = madd(p, r, 1.0 / 6.0);
+    p = madd(p, r, 0.5);
+    p = madd(p, r, 1.0);
+    p = madd(p, r, 1.0);
     // 2^k without a float-to-int cast (`as` saturates and maps NaN to 0,
     // which LLVM turned into scalar code inside the vector loops): adding
     // 1.5 · 2^23 puts the integer k (|k| ≤ 127) in the low mantissa bits.
@@ -48,7 +56,13 @@ pub fn mish(x: f32) -> f32 {
 /// x / (1 + e^-x).
 #[inline(always)]
 pub fn silu(x: f32) -> f32 {
-    x / (1.0 + exp(-x))
+    silu_with::<false>(x)
+}
+
+/// [`silu`] on [`exp_with`].
+#[inline(always)]
+pub fn silu_with<const FMA: bool>(x: f32) -> f32 {
+    x / (1.0 + exp_with::<FMA>(-x))
 }
 
 /// Applies `a` to every element of `v`. Inlined into the kernels that
@@ -130,6 +144,7 @@ mod tests {
             let x = i as f32 * 0.02;
             let e = (x as f64).exp();
             worst = worst.max(((exp(x) as f64 - e) / e).abs() as f32);
+            worst = worst.max(((exp_with::<true>(x) as f64 - e) / e).abs() as f32);
             let m = x as f64 * ((x as f64).exp().ln_1p()).tanh();
             assert!(
                 (mish(x) as f64 - m).abs() <= 1e-6 * (1.0 + m.abs()),

@@ -6,7 +6,7 @@
 //! them, to the `gemm` crate (the one burn's
 //! flex backend uses: packing, AVX2/AVX-512 micro-kernels chosen at run
 //! time). On AVX2 machines without AVX-512 the layers with fixed weights
-//! go to [`super::panel`] instead, and only attention comes here. One
+//! and attention's products go to [`super::panel`] instead. One
 //! thread per call: the search runs several evaluator calls at
 //! once, and per-call threading only pays for batches far larger than
 //! ours.

@@ -57,24 +57,29 @@ pub fn level() -> Level {
 }
 
 /// Defines `fn name(args)` whose body is compiled for AVX-512, for AVX2 +
-/// FMA and for the baseline, and runs the best one [`level`] allows.
+/// FMA and for the baseline, and runs the best one [`level`] allows. In
+/// the body, the constant `FMA` is true where fused multiply-adds are
+/// single instructions (see [`super::act::exp_with`]).
 macro_rules! multiversion {
     ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident : $ty:ty),* $(,)?) $body:block) => {
         $(#[$meta])*
         #[allow(clippy::too_many_arguments)]
         $vis fn $name($($arg: $ty),*) {
+            // `FMA` tells the body whether fused multiply-adds are
+            // instructions here (`f32::mul_add` is a library call where
+            // they are not).
             #[inline(always)]
             #[allow(clippy::too_many_arguments)]
-            fn body($($arg: $ty),*) $body
+            fn body<const FMA: bool>($($arg: $ty),*) $body
             #[cfg(target_arch = "x86_64")]
             {
                 use $crate::net::fast::simd::{level, Level};
                 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
                 #[allow(clippy::too_many_arguments)]
-                fn v4($($arg: $ty),*) { body($($arg),*) }
+                fn v4($($arg: $ty),*) { body::<true>($($arg),*) }
                 #[target_feature(enable = "avx2,fma")]
                 #[allow(clippy::too_many_arguments)]
-                fn v3($($arg: $ty),*) { body($($arg),*) }
+                fn v3($($arg: $ty),*) { body::<true>($($arg),*) }
                 match level() {
                     // SAFETY: `level` found these instruction sets on this
                     // CPU at run time.
@@ -84,7 +89,7 @@ macro_rules! multiversion {
                     Level::Portable => {}
                 }
             }
-            body($($arg),*)
+            body::<false>($($arg),*)
         }
     };
 }

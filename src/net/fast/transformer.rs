@@ -12,6 +12,7 @@ use super::blocks::{Dims, Shared};
 use super::conv::Mat;
 use super::epi::Epi;
 use super::gemm::{matmul, View};
+use super::panel::{self, Panels};
 use crate::net::blocks::TRANSFORMER_EPS;
 
 /// Buffers of the transformer blocks.
@@ -21,6 +22,9 @@ pub struct TfScratch {
     proj: Vec<f32>,
     scores: Vec<f32>,
     merged: Vec<f32>,
+    /// A key head transposed and a value head, packed for [`panel`].
+    keys: Panels,
+    values: Panels,
 }
 
 fn grow(v: &mut Vec<f32>, n: usize) -> &mut [f32] {
@@ -73,10 +77,47 @@ super::simd::multiversion! {
             let row = &mut s[r * n..(r + 1) * n];
             let max = lanes(row, f32::NEG_INFINITY, f32::max, f32::max) * scale;
             for v in row.iter_mut() {
-                *v = act::exp(*v * scale - max);
+                *v = act::exp_with::<FMA>(*v * scale - max);
             }
             let inv = 1.0 / lanes(row, 0.0, |a, v| a + v, |a, b| a + b);
             row.iter_mut().for_each(|v| *v *= inv);
+        }
+    }
+}
+
+super::simd::multiversion! {
+    /// Rotates the query heads (each with its key/value head's angles) and
+    /// the key heads of each of `rows` rows of `width` (`[q heads | k heads
+    /// | v heads]`, `heads = [q heads, kv heads, head width]`), in pairs of
+    /// channels (2p, 2p + 1), by the angles of the row's point.
+    fn rotate_rows(
+        proj: &mut [f32],
+        rows: usize,
+        n: usize,
+        width: usize,
+        heads: [usize; 3],
+        cos: &[f32],
+        sin: &[f32],
+    ) {
+        let [hq, kv, dq] = heads;
+        let pairs = dq / 2;
+        for r in 0..rows {
+            let pt = r % n;
+            let row = &mut proj[r * width..(r + 1) * width];
+            for head in 0..hq + kv {
+                let kh = if head < hq { head * kv / hq } else { head - hq };
+                let t = (kh * n + pt) * pairs;
+                let x = &mut row[head * dq..(head + 1) * dq];
+                for ((pair, c), s) in x
+                    .chunks_exact_mut(2)
+                    .zip(&cos[t..t + pairs])
+                    .zip(&sin[t..t + pairs])
+                {
+                    let (x0, x1) = (pair[0], pair[1]);
+                    pair[0] = x0 * c - x1 * s;
+                    pair[1] = x0 * s + x1 * c;
+                }
+            }
         }
     }
 }
@@ -166,7 +207,6 @@ impl Attn {
     pub fn forward(&self, trunk: &mut [f32], c: usize, d: Dims, sh: &mut Shared) {
         let (n, rows) = (d.points(), d.rows());
         let (hq, kv, dq, dv) = (self.heads, self.kv_heads, self.dq, self.dv);
-        let pairs = dq / 2;
         let width = self.qkv.cout;
         let (k_off, v_off) = (hq * dq, hq * dq + kv * dq);
         let tf = &mut sh.tf;
@@ -175,45 +215,44 @@ impl Attn {
         let proj = grow(&mut tf.proj, rows * width);
         self.qkv.apply(xn, c, rows, proj);
         let rope = self.rope(d.h, d.w);
-        // Rotate query heads (each with its key/value head's angles) and
-        // key heads, pairs of channels (2p, 2p + 1).
-        for r in 0..rows {
-            let pt = r % n;
-            let row = &mut proj[r * width..(r + 1) * width];
-            for head in 0..hq + kv {
-                let (off, kh) = if head < hq {
-                    (head * dq, head * kv / hq)
-                } else {
-                    (k_off + (head - hq) * dq, head - hq)
-                };
-                let t = (kh * n + pt) * pairs;
-                for p in 0..pairs {
-                    let (cs, sn) = (rope.cos[t + p], rope.sin[t + p]);
-                    let (x0, x1) = (row[off + 2 * p], row[off + 2 * p + 1]);
-                    row[off + 2 * p] = x0 * cs - x1 * sn;
-                    row[off + 2 * p + 1] = x0 * sn + x1 * cs;
-                }
-            }
-        }
+        rotate_rows(proj, rows, n, width, [hq, kv, dq], &rope.cos, &rope.sin);
         let hv = hq * dv;
         let scores = grow(&mut tf.scores, n * n);
         let merged = grow(&mut tf.merged, rows * hv);
         let scale = 1.0 / (dq as f32).sqrt();
+        let group = hq / kv;
         for b in 0..d.batch {
             let base = b * n * width;
-            for head in 0..hq {
-                let kh = head * kv / hq;
-                let q = View::rows(&proj[base + head * dq..], width);
-                let kt = View {
-                    data: &proj[base + k_off + kh * dq..],
-                    rs: 1,
-                    cs: width,
-                };
-                matmul(n, n, dq, q, kt, scores, n, false);
-                softmax_rows(scores, n, n, scale);
-                let v = View::rows(&proj[base + v_off + kh * dv..], width);
-                let dst = &mut merged[b * n * hv + head * dv..];
-                matmul(n, dv, n, View::rows(scores, n), v, dst, hv, false);
+            for kh in 0..kv {
+                let keys = &proj[base + k_off + kh * dq..];
+                let values = &proj[base + v_off + kh * dv..];
+                let packed = panel::available();
+                if packed {
+                    // Packed once for the query heads that share them.
+                    tf.keys.pack(keys, 1, width, dq, n);
+                    tf.values.pack(values, width, 1, n, dv);
+                }
+                for head in kh * group..(kh + 1) * group {
+                    let q = &proj[base + head * dq..];
+                    let dst = &mut merged[b * n * hv + head * dv..];
+                    if packed {
+                        tf.keys.product(n, q, width, scores, n, false);
+                    } else {
+                        let kt = View {
+                            data: keys,
+                            rs: 1,
+                            cs: width,
+                        };
+                        matmul(n, n, dq, View::rows(q, width), kt, scores, n, false);
+                    }
+                    softmax_rows(scores, n, n, scale);
+                    if packed {
+                        tf.values.product(n, scores, n, dst, hv, false);
+                    } else {
+                        let v = View::rows(values, width);
+                        matmul(n, dv, n, View::rows(scores, n), v, dst, hv, false);
+                    }
+                }
             }
         }
         let mut res = Epi::Residual {
@@ -273,7 +312,7 @@ super::simd::multiversion! {
         for r in 0..rows {
             let (a, g) = p[r * 2 * hidden..(r + 1) * 2 * hidden].split_at_mut(hidden);
             for (x, y) in a.iter_mut().zip(g.iter()) {
-                *x = act::silu(*x) * y;
+                *x = act::silu_with::<FMA>(*x) * y;
             }
         }
     }
