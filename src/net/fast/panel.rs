@@ -29,11 +29,11 @@
 //! while a panel runs each of its row tiles asks for a share of the next
 //! panel's lines (`prefetcht1`), so that the weights, which do not stay
 //! in cache from one evaluation to the next, arrive before they are
-//! needed. On an AVX2 EPYC the two together made the b10 net 12% faster
-//! on 9×9 at batch 1 and 18% at batch 8 (with attention's products moved
-//! here; eight alternating rounds, `TENGEN_PACK_A=0` and
-//! `TENGEN_PREFETCH=0` turn each off for comparisons: each alone was worth
-//! about 4 to 10%).
+//! needed. On an AVX2 EPYC the two together made the b10 net 10% faster
+//! on 9×9 at batch 1 and 7% at batch 8 (with attention's products moved
+//! here; paired medians of 14 alternating rounds; `TENGEN_PACK_A=0` and
+//! `TENGEN_PREFETCH=0` turn each off for comparisons: in eight of those
+//! rounds each alone was worth about 4 to 10%).
 //!
 //! [`Panels::pack`] repacks an operand that changes on every call into
 //! buffers that are kept: attention's keys (transposed) and values.
