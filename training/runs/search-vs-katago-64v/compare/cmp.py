@@ -23,6 +23,28 @@ def ask(p, q):
         r = json.loads(line)
         if r.get("id") == q["id"] and not r.get("isDuringSearch"):
             return r
+# KataGo's full search settings, as the judge of whole games.
+JUDGE = ["staticScoreUtilityFactor=0.1", "dynamicScoreUtilityFactor=0.3", "useGraphSearch=true", "valueWeightExponent=0.25", "useNoisePruning=true", "useUncertainty=true", "subtreeValueBiasFactor=0.45", "cpuctUtilityStdevScale=0.85", "fpuParentWeightByVisitedPolicy=true", "reportAnalysisWinratesAs=BLACK"]
+RULES = {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False, "hasButton": False, "whiteHandicapBonus": "0", "friendlyPassOk": False}
+def game(f):
+    """A 9x9 match game: (tengen's colour, komi, result, moves as [colour, vertex])."""
+    s = open(f).read(); pb = re.search(r'PB\[([^\]]*)\]', s).group(1); km = float(re.search(r'KM\[([^\]]*)\]', s).group(1))
+    t = 'B' if pb.startswith('tengen') else 'W'
+    res = re.search(r'RE\[([^\]]*)\]', s).group(1)
+    mv = re.findall(r";([BW])\[([a-z]{0,2})\]", s)
+    cols = "ABCDEFGHJ"
+    moves = [[c, "pass" if m == "" else cols[ord(m[0]) - 97] + str(9 - (ord(m[1]) - 97))] for c, m in mv]
+    return t, km, res, moves
+def judge_turns(k, moves, komi, visits):
+    """KataGo's analysis of every turn of a game: {turn: response}."""
+    q = {"id": "g", "moves": moves, "rules": RULES, "komi": komi, "boardXSize": 9, "boardYSize": 9, "maxVisits": visits, "analyzeTurns": list(range(len(moves) + 1))}
+    k.stdin.write(json.dumps(q) + "\n"); k.stdin.flush()
+    res = {}
+    while len(res) < len(moves) + 1:
+        r = json.loads(k.stdout.readline())
+        if "error" in r: raise RuntimeError(str(r))
+        res[r["turnNumber"]] = r
+    return res
 def positions(n):
     out = []
     for f in sorted(glob.glob(GAMES + "/*.sgf")):

@@ -1,20 +1,9 @@
-import cmp, sys, json, re
+import cmp, sys
 visits = int(sys.argv[1]); files = sys.argv[2:]
-k = cmp.kata(cmp.os.path.join(cmp.HERE, "katago-analysis-base.cfg"), ["staticScoreUtilityFactor=0.1", "dynamicScoreUtilityFactor=0.3", "useGraphSearch=true", "valueWeightExponent=0.25", "useNoisePruning=true", "useUncertainty=true", "subtreeValueBiasFactor=0.45", "cpuctUtilityStdevScale=0.85", "fpuParentWeightByVisitedPolicy=true", "reportAnalysisWinratesAs=BLACK"])
-rules = {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False, "hasButton": False, "whiteHandicapBonus": "0", "friendlyPassOk": False}
-cols = "ABCDEFGHJ"
+k = cmp.kata(cmp.os.path.join(cmp.HERE, "katago-analysis-base.cfg"), cmp.JUDGE)
 for f in files:
-    s = open(f).read(); pb = re.search(r'PB\[([^\]]*)\]', s).group(1); km = float(re.search(r'KM\[([^\]]*)\]', s).group(1))
-    t = 'B' if pb.startswith('tengen') else 'W'
-    mv = re.findall(r";([BW])\[([a-z]{0,2})\]", s)
-    moves = [[c, "pass" if m == "" else cols[ord(m[0]) - 97] + str(9 - (ord(m[1]) - 97))] for c, m in mv]
-    q = {"id": "g", "moves": moves, "rules": rules, "komi": km, "boardXSize": 9, "boardYSize": 9, "maxVisits": visits, "analyzeTurns": list(range(len(moves) + 1))}
-    k.stdin.write(json.dumps(q) + "\n"); k.stdin.flush()
-    res = {}
-    while len(res) < len(moves) + 1:
-        r = json.loads(k.stdout.readline())
-        if "error" in r: print(r); break
-        res[r["turnNumber"]] = r
+    t, km, _, moves = cmp.game(f)
+    res = cmp.judge_turns(k, moves, km, visits)
     wr = [res[i]["rootInfo"]["winrate"] for i in range(len(moves) + 1)]  # Black's
     if t == 'W': wr = [1 - x for x in wr]
     drops = []
