@@ -22,7 +22,7 @@ def summary(paths):
         if not gs: continue
         t = [c["pts"] for g in gs for c in g["costs"] if c["who"] == "tengen"]
         k = [c["pts"] for g in gs for c in g["costs"] if c["who"] == "KataGo"]
-        print(f"tengen's {res}s ({len(gs)}): mean cost per move tengen {st.mean(t):+.2f}, KataGo {st.mean(k):+.2f}")
+        print(f"games tengen {dict(win='won', loss='lost', draw='drew')[res]}: {len(gs)}; mean cost per move tengen {st.mean(t):+.2f}, KataGo {st.mean(k):+.2f}")
 if sys.argv[1] == "summary":
     summary(sys.argv[2:]); sys.exit()
 visits = int(sys.argv[1]); out = sys.argv[2]; files = sys.argv[3:]
