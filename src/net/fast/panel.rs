@@ -16,8 +16,8 @@
 //!
 //! Here `w` is stored as panels of [`NR`] = 16 columns, `[panel][k][16]`
 //! on cache-line boundaries (zero-padded past `n`), so a tile streams its
-//! panel with
-//! aligned, sequential loads; `a` is read in place. The tile is [`MR`] = 6
+//! panel with aligned, sequential loads; `a` is read in place (or from a
+//! packed copy, below). The tile is [`MR`] = 6
 //! rows × 16 columns: 12 accumulators, two panel vectors and a broadcast,
 //! within AVX2's 16 registers; per step of the depth, 12 FMAs for two
 //! loads and six broadcasts. The panels are the outer loop, so one panel
@@ -91,7 +91,6 @@ impl Panels {
     /// # Panics
     /// When `w` is shorter than `k·n` or `bias` than `n`.
     pub fn new(w: &[f32], k: usize, n: usize, bias: Option<&[f32]>) -> Panels {
-        assert!(w.len() >= k * n, "weights shorter than {k}x{n}");
         let mut p = Panels::default();
         p.pack(w, n, 1, k, n);
         if let Some(b) = bias {
@@ -117,7 +116,7 @@ impl Panels {
         let np = n.div_ceil(NR);
         self.k = k;
         self.n = n;
-        self.lines.clear();
+        // Every line is written below, padding included: no clearing pass.
         self.lines.resize(np * k, Line([0.0; NR]));
         self.bias.clear();
         self.bias.resize(np, Line([0.0; NR]));
@@ -132,6 +131,7 @@ impl Panels {
                         *x = w[row + j * cs];
                     }
                 }
+                line.0[cols..].fill(0.0);
             }
         }
     }
@@ -244,15 +244,19 @@ unsafe fn run(
     use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
     static ZERO: Line = Line([0.0; NR]);
     let block = block_rows(k);
+    let np = n.div_ceil(NR);
+    let prefetch = prefetch();
     let mut i0 = 0;
     while i0 < m {
         let rows = block.min(m - i0);
         let end = i0 + rows;
+        // Lines of the next panel each row tile prefetches.
+        let share = k.div_ceil(rows.div_ceil(MR));
         if let Some(buf) = pack {
             // SAFETY: rows i0..end of `a` exist and `buf` holds `rows · k`.
             unsafe { pack_block(a.add(i0 * lda), lda, rows, k, buf) };
         }
-        for p in 0..n.div_ceil(NR) {
+        for p in 0..np {
             let cols = NR.min(n - p * NR);
             // SAFETY (this loop): panel p has k lines; rows i..i + r of a
             // (or of its packed block) and c exist (the caller's
@@ -266,8 +270,7 @@ unsafe fn run(
                 let cp = c.add(p * NR);
                 // The next panel comes from memory while this one runs:
                 // each tile asks for its share of the next panel's lines.
-                let next = (prefetch() && p + 1 < n.div_ceil(NR)).then(|| lines.add((p + 1) * k));
-                let share = k.div_ceil(rows.div_ceil(MR));
+                let next = (prefetch && p + 1 < np).then(|| lines.add((p + 1) * k));
                 let mut i = i0;
                 macro_rules! tiles {
                     ($packed:literal, $at:expr, $ld:expr) => {{

@@ -221,12 +221,12 @@ impl Attn {
         let merged = grow(&mut tf.merged, rows * hv);
         let scale = 1.0 / (dq as f32).sqrt();
         let group = hq / kv;
+        let packed = panel::available();
         for b in 0..d.batch {
             let base = b * n * width;
             for kh in 0..kv {
                 let keys = &proj[base + k_off + kh * dq..];
                 let values = &proj[base + v_off + kh * dv..];
-                let packed = panel::available();
                 if packed {
                     // Packed once for the query heads that share them.
                     tf.keys.pack(keys, 1, width, dq, n);
